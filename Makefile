@@ -1,0 +1,228 @@
+# liblogrep — GNU make build.
+#
+#   make                 library (static + shared), tools, examples, symbol check
+#   make test            deps, then every test under ASan + UBSan (Criterion)
+#   make demo            deps, then the main example
+#   make bench           benchmarks (optimised build), each prints ratios
+#   make fuzz            libFuzzer targets, FUZZ_TIME seconds each
+#   make install         PREFIX, DESTDIR, LIBDIR, INCLUDEDIR honoured
+#
+# Sources are picked up by wildcard: lib/<layer>/*.c, test/*.c, fuzz/fuzz_*.c,
+# bench/bench_*.c, tools/logrep/*.c, examples/*.c.
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+
+PREFIX     ?= /usr/local
+EXEC_PREFIX ?= $(PREFIX)
+LIBDIR     ?= $(EXEC_PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+BINDIR     ?= $(EXEC_PREFIX)/bin
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DESTDIR    ?=
+
+B := build
+
+VERSION_MAJOR := $(shell sed -n 's/^\#define LOGREP_VERSION_MAJOR *\([0-9]*\).*/\1/p' include/logrep.h)
+VERSION_MINOR := $(shell sed -n 's/^\#define LOGREP_VERSION_MINOR *\([0-9]*\).*/\1/p' include/logrep.h)
+VERSION_PATCH := $(shell sed -n 's/^\#define LOGREP_VERSION_PATCH *\([0-9]*\).*/\1/p' include/logrep.h)
+VERSION := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+SONAME := liblogrep.so.$(VERSION_MAJOR)
+
+PKGS := libzstd liblz4 libxxhash libisal zlib snappy
+DEPS_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+DEPS_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+TEST_CFLAGS_PKG := $(shell pkg-config --cflags criterion 2>/dev/null)
+TEST_LIBS_PKG   := $(shell pkg-config --libs criterion 2>/dev/null)
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wvla -Wpointer-arith -Wformat=2 -Wundef -Wno-missing-field-initializers
+STD := -std=c11 -D_POSIX_C_SOURCE=200809L
+INC := -Iinclude -Ilib
+BASE_CFLAGS := $(STD) $(WARN) $(INC) $(DEPS_CFLAGS)
+LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -DLOGREP_BUILDING $(CFLAGS)
+
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+SAN_CFLAGS := $(BASE_CFLAGS) -fvisibility=hidden -DLOGREP_BUILDING -O1 -g $(SAN)
+
+LIB_SRCS := $(sort $(wildcard lib/*/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
+SAN_OBJS := $(LIB_SRCS:%.c=$(B)/asan/%.o)
+GEN_HDRS := $(B)/gen/err_table.h
+
+TOOL_SRCS := $(sort $(wildcard tools/logrep/*.c))
+EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
+EXAMPLES := $(EXAMPLE_SRCS:examples/%.c=$(B)/examples/%)
+TEST_SRCS := $(sort $(wildcard test/*.c test/lib/*.c))
+FUZZ_SRCS := $(sort $(wildcard fuzz/fuzz_*.c))
+FUZZ_NAMES := $(FUZZ_SRCS:fuzz/%.c=%)
+BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
+BENCHES := $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
+
+STATIC_LIB := $(B)/liblogrep.a
+SHARED_LIB := $(B)/liblogrep.so.$(VERSION)
+
+.PHONY: all lib tools examples test demo bench fuzz soak deps install uninstall \
+        clean check-symbols check-layering check-header
+
+all: lib tools examples check-symbols check-layering
+
+lib: $(STATIC_LIB) $(B)/liblogrep.so $(B)/liblogrep.pc
+
+# Error tables are generated from the enum in the public header: one table.
+$(B)/gen/err_table.h: include/logrep.h tools/gen_err_table.sh
+	@mkdir -p $(@D)
+	sh tools/gen_err_table.sh include/logrep.h > $@.tmp && mv $@.tmp $@
+
+$(B)/obj/%.o: %.c $(GEN_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -I$(B)/gen -MMD -MP -c $< -o $@
+
+$(B)/asan/%.o: %.c $(GEN_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(SAN_CFLAGS) -I$(B)/gen -MMD -MP -c $< -o $@
+
+$(STATIC_LIB): $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(SHARED_LIB): $(LIB_OBJS)
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined -o $@ $^ $(DEPS_LIBS) -lm
+
+$(B)/liblogrep.so: $(SHARED_LIB)
+	ln -sf liblogrep.so.$(VERSION) $(B)/$(SONAME)
+	ln -sf $(SONAME) $@
+
+$(B)/asan/liblogrep.a: $(SAN_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/liblogrep.pc: pkgconfig/liblogrep.pc.in include/logrep.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@REQUIRES_PRIVATE@|$(PKGS)|' $< > $@
+
+# Only logrep_* may be exported from the shared library; only logrep_* and
+# lr_* may be global in the static one (hidden visibility does not protect a
+# static link from collisions).
+check-symbols: $(B)/liblogrep.so $(STATIC_LIB)
+	@bad=$$(nm -D --defined-only $(SHARED_LIB) | awk 'NF==3 {print $$3}' | grep -v '^logrep_' || true); \
+	if [ -n "$$bad" ]; then echo "unexpected exported symbols:"; echo "$$bad"; exit 1; fi
+	@bad=$$(nm -g --defined-only $(STATIC_LIB) | awk 'NF==3 {print $$3}' | grep -Ev '^(logrep_|lr_)' || true); \
+	if [ -n "$$bad" ]; then echo "unprefixed global symbols in liblogrep.a:"; echo "$$bad"; exit 1; fi
+	@echo "symbols: ok ($$(nm -D --defined-only $(SHARED_LIB) | awk 'NF==3' | wc -l) exported)"
+
+check-layering:
+	@sh tools/check_layering.sh
+
+check-header: lib
+	@printf '#include <logrep.h>\nint main(void){return logrep_version_number() ? 0 : 1;}\n' > $(B)/hdr_c.c
+	$(CC) -std=c99 -pedantic -Wall -Werror -Iinclude $(B)/hdr_c.c -o $(B)/hdr_c $(STATIC_LIB) $(DEPS_LIBS) -lm
+	@printf '#include <logrep.h>\nint main(){return logrep_version_number() ? 0 : 1;}\n' > $(B)/hdr_cxx.cc
+	c++ -Wall -Werror -Iinclude -c $(B)/hdr_cxx.cc -o $(B)/hdr_cxx.o
+
+# ---------------------------------------------------------------- tools
+tools: $(B)/logrep
+
+$(B)/logrep: $(TOOL_SRCS) $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itools/logrep $(TOOL_SRCS) -o $@ $(STATIC_LIB) $(DEPS_LIBS) -lm
+
+$(B)/asan/logrep: $(TOOL_SRCS) $(B)/asan/liblogrep.a
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN) -Itools/logrep $(TOOL_SRCS) -o $@ $(B)/asan/liblogrep.a $(DEPS_LIBS) -lm
+
+# ---------------------------------------------------------------- examples
+examples: $(EXAMPLES)
+
+$(B)/examples/%: examples/%.c $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $< -o $@ $(STATIC_LIB) $(DEPS_LIBS) -lm
+
+# ---------------------------------------------------------------- tests
+deps:
+	@sh tools/deps.sh
+
+$(B)/test/logrep_test: $(TEST_SRCS) $(B)/asan/liblogrep.a
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -I$(B)/gen -Itest $(TEST_CFLAGS_PKG) -O1 -g $(SAN) \
+	    -DLOGREP_SRCDIR='"$(CURDIR)"' -DLOGREP_BUILDDIR='"$(CURDIR)/$(B)"' \
+	    $(TEST_SRCS) -o $@ $(B)/asan/liblogrep.a $(TEST_LIBS_PKG) $(DEPS_LIBS) -lm
+
+# Corpus replay: each fuzz target linked with a plain main() under the sanitizers.
+$(B)/test/replay_%: fuzz/%.c fuzz/replay_main.c $(B)/asan/liblogrep.a
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -I$(B)/gen -O1 -g $(SAN) $< fuzz/replay_main.c -o $@ $(B)/asan/liblogrep.a $(DEPS_LIBS) -lm
+
+REPLAYS := $(FUZZ_NAMES:%=$(B)/test/replay_%)
+
+TEST_JOBS ?= 2
+export ASAN_OPTIONS ?= detect_leaks=1:abort_on_error=0
+export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(B)/test/logrep_test $(REPLAYS) $(B)/asan/logrep
+	@for t in $(FUZZ_NAMES); do \
+	  if [ -d fuzz/corpus/$$t ]; then \
+	    $(B)/test/replay_$$t fuzz/corpus/$$t || exit 1; fi; done
+	$(B)/test/logrep_test --jobs $(TEST_JOBS) $(TEST_ARGS)
+
+# ---------------------------------------------------------------- demo
+demo: deps
+	@$(MAKE) --no-print-directory all
+	$(B)/examples/demo
+
+# ---------------------------------------------------------------- bench
+BENCH_CFLAGS := $(BASE_CFLAGS) -I$(B)/gen -O2 -g -march=native -DNDEBUG
+
+$(B)/bench/%: bench/%.c bench/bench.h $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) $< -o $@ $(STATIC_LIB) $(DEPS_LIBS) -lm
+
+bench: all $(BENCHES)
+	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+
+# ---------------------------------------------------------------- fuzz
+FUZZ_TIME ?= 60
+FUZZ_CC ?= clang
+FUZZ_FLAGS := $(STD) $(INC) -I$(B)/gen $(DEPS_CFLAGS) -g -O1 -DLOGREP_BUILDING \
+              -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+
+$(B)/fuzz/%: fuzz/%.c $(LIB_SRCS) $(GEN_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(LIB_SRCS) -o $@ $(DEPS_LIBS) -lm
+
+fuzz: deps $(FUZZ_NAMES:%=$(B)/fuzz/%)
+	@for t in $(FUZZ_NAMES); do \
+	  mkdir -p $(B)/fuzz/corpus-$$t; \
+	  echo "== fuzz $$t for $(FUZZ_TIME)s"; \
+	  $(B)/fuzz/$$t -max_total_time=$(FUZZ_TIME) -print_final_stats=1 \
+	     $(B)/fuzz/corpus-$$t fuzz/corpus/$$t || exit 1; done
+
+# ---------------------------------------------------------------- install
+install: lib
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/logrep $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR)
+	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf liblogrep.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/liblogrep.so
+	install -m 644 include/logrep.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(wildcard include/logrep/*.h) $(DESTDIR)$(INCLUDEDIR)/logrep/
+	install -m 644 $(B)/liblogrep.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	@if [ -x $(B)/logrep ]; then install -m 755 $(B)/logrep $(DESTDIR)$(BINDIR)/; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/liblogrep.a $(DESTDIR)$(LIBDIR)/liblogrep.so \
+	      $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/liblogrep.so.$(VERSION) \
+	      $(DESTDIR)$(INCLUDEDIR)/logrep.h $(DESTDIR)$(PKGCONFIGDIR)/liblogrep.pc \
+	      $(DESTDIR)$(BINDIR)/logrep
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/logrep/,$(notdir $(wildcard include/logrep/*.h)))
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/logrep 2>/dev/null
+
+clean:
+	rm -rf $(B)
+
+-include $(LIB_OBJS:.o=.d) $(SAN_OBJS:.o=.d)

@@ -1,0 +1,99 @@
+/* The one table of configuration properties, by layer. Kafka's names and
+ * defaults; "logrep." properties are this library's own.
+ *
+ * LR_CONF_PROP(ID, name, type, int default, min, max, string default,
+ *              allowed string values ("a|b|c") or NULL, doc)
+ *
+ * Append rows freely; IDs are internal and not part of the ABI. */
+
+#define LR_I64MAX INT64_MAX
+#define LR_I32MAX INT32_MAX
+
+/* --- codec and producer-side partitioning --- */
+LR_CONF_PROP(BATCH_SIZE, "batch.size", LR_CONF_INT, 16384, 1, LR_I32MAX, NULL, NULL,
+    "Bytes a sticky partitioner sends to one partition before it switches.")
+LR_CONF_PROP(COMPRESSION_TYPE, "compression.type", LR_CONF_STR, 0, 0, 0, "producer",
+    "producer|uncompressed|none|gzip|snappy|lz4|zstd",
+    "Codec of stored batches; 'producer' keeps the producer's codec.")
+LR_CONF_PROP(COMPRESSION_GZIP_LEVEL, "compression.gzip.level", LR_CONF_INT, -1, -1, 9, NULL, NULL,
+    "gzip level; -1 is zlib's default.")
+LR_CONF_PROP(COMPRESSION_LZ4_LEVEL, "compression.lz4.level", LR_CONF_INT, 9, 1, 17, NULL, NULL,
+    "lz4 level (1-17, Kafka's scale; above 2 uses lz4 HC).")
+LR_CONF_PROP(COMPRESSION_ZSTD_LEVEL, "compression.zstd.level", LR_CONF_INT, 3, -131072, 22, NULL, NULL,
+    "zstd level.")
+LR_CONF_PROP(PARTITIONER_ADAPTIVE, "partitioner.adaptive.partitioning.enable", LR_CONF_BOOL, 1, 0, 1, NULL, NULL,
+    "Weight the sticky partition choice toward partitions with less queued.")
+LR_CONF_PROP(PARTITIONER_AVAILABILITY_TIMEOUT_MS, "partitioner.availability.timeout.ms", LR_CONF_INT, 0, 0, LR_I64MAX, NULL, NULL,
+    "Partitions whose leader is unresponsive this long are skipped (0: off); the host reports availability.")
+LR_CONF_PROP(PARTITIONER_IGNORE_KEYS, "partitioner.ignore.keys", LR_CONF_BOOL, 0, 0, 1, NULL, NULL,
+    "Apply the sticky logic to keyed records too.")
+LR_CONF_PROP(RANDOM_SEED, "logrep.random.seed", LR_CONF_INT, 0, INT64_MIN, LR_I64MAX, NULL, NULL,
+    "Seed of the handle's PRNG; the library reads no random source of its own.")
+LR_CONF_PROP(DECOMPRESS_MAX_BYTES, "logrep.decompress.max.bytes", LR_CONF_INT, 67108864, 1024, LR_I32MAX, NULL, NULL,
+    "Largest decompressed record area accepted from one batch; more is an error, not an allocation.")
+
+/* --- log (storage) --- */
+LR_CONF_PROP(SEGMENT_BYTES, "segment.bytes", LR_CONF_INT, 1073741824, 14, LR_I32MAX, NULL, NULL,
+    "Roll a new segment when the active one would exceed this size.")
+LR_CONF_PROP(SEGMENT_MS, "segment.ms", LR_CONF_INT, 604800000, 1, LR_I64MAX, NULL, NULL,
+    "Roll a new segment after this long since the first append of the active one.")
+LR_CONF_PROP(SEGMENT_JITTER_MS, "segment.jitter.ms", LR_CONF_INT, 0, 0, LR_I64MAX, NULL, NULL,
+    "Random jitter subtracted from segment.ms.")
+LR_CONF_PROP(SEGMENT_INDEX_BYTES, "segment.index.bytes", LR_CONF_INT, 10485760, 4, LR_I32MAX, NULL, NULL,
+    "Maximum size of an offset or time index file.")
+LR_CONF_PROP(INDEX_INTERVAL_BYTES, "index.interval.bytes", LR_CONF_INT, 4096, 0, LR_I32MAX, NULL, NULL,
+    "Bytes between offset index entries.")
+LR_CONF_PROP(RETENTION_BYTES, "retention.bytes", LR_CONF_INT, -1, -1, LR_I64MAX, NULL, NULL,
+    "Delete closed segments while the partition is larger than this (-1: no limit).")
+LR_CONF_PROP(RETENTION_MS, "retention.ms", LR_CONF_INT, 604800000, -1, LR_I64MAX, NULL, NULL,
+    "Delete closed segments whose newest record is older than this (-1: no limit).")
+LR_CONF_PROP(FLUSH_MESSAGES, "flush.messages", LR_CONF_INT, LR_I64MAX, 1, LR_I64MAX, NULL, NULL,
+    "Flush (fdatasync) after this many appended records.")
+LR_CONF_PROP(FLUSH_MS, "flush.ms", LR_CONF_INT, LR_I64MAX, 0, LR_I64MAX, NULL, NULL,
+    "Flush when unflushed data is older than this.")
+LR_CONF_PROP(MAX_MESSAGE_BYTES, "max.message.bytes", LR_CONF_INT, 1048588, 0, LR_I32MAX, NULL, NULL,
+    "Largest batch (12 + batchLength) a partition accepts.")
+LR_CONF_PROP(MESSAGE_TIMESTAMP_TYPE, "message.timestamp.type", LR_CONF_STR, 0, 0, 0, "CreateTime",
+    "CreateTime|LogAppendTime", "Timestamps from producers, or the broker's append time.")
+LR_CONF_PROP(FILE_DELETE_DELAY_MS, "file.delete.delay.ms", LR_CONF_INT, 60000, 0, LR_I64MAX, NULL, NULL,
+    "Delay before a deleted segment's files are removed.")
+LR_CONF_PROP(PRODUCER_ID_EXPIRATION_MS, "producer.id.expiration.ms", LR_CONF_INT, 86400000, 1, LR_I64MAX, NULL, NULL,
+    "Producer state idle this long is dropped.")
+
+/* --- protocol --- */
+LR_CONF_PROP(SOCKET_REQUEST_MAX_BYTES, "socket.request.max.bytes", LR_CONF_INT, 104857600, 1, LR_I32MAX, NULL, NULL,
+    "Largest request frame accepted.")
+LR_CONF_PROP(MESSAGE_MAX_BYTES, "message.max.bytes", LR_CONF_INT, 1048588, 0, LR_I32MAX, NULL, NULL,
+    "Broker-wide default of max.message.bytes.")
+
+/* --- replication and cluster --- */
+LR_CONF_PROP(NODE_ID, "node.id", LR_CONF_INT, -1, -1, LR_I32MAX, NULL, NULL,
+    "This node's broker/controller id.")
+LR_CONF_PROP(BROKER_RACK, "broker.rack", LR_CONF_STR, 0, 0, 0, "", NULL,
+    "Rack of this broker, for rack-aware placement and follower fetching.")
+LR_CONF_PROP(MIN_INSYNC_REPLICAS, "min.insync.replicas", LR_CONF_INT, 1, 1, LR_I32MAX, NULL, NULL,
+    "Fewest in-sync replicas for acks=all produce to succeed.")
+LR_CONF_PROP(REPLICA_LAG_TIME_MAX_MS, "replica.lag.time.max.ms", LR_CONF_INT, 30000, 1, LR_I64MAX, NULL, NULL,
+    "A follower not caught up for this long leaves the ISR.")
+LR_CONF_PROP(REQUEST_TIMEOUT_MS, "request.timeout.ms", LR_CONF_INT, 30000, 0, LR_I32MAX, NULL, NULL,
+    "Default timeout of parked requests.")
+LR_CONF_PROP(UNCLEAN_LEADER_ELECTION, "unclean.leader.election.enable", LR_CONF_BOOL, 0, 0, 1, NULL, NULL,
+    "Allow an out-of-sync replica to become leader (may lose data).")
+LR_CONF_PROP(DEFAULT_REPLICATION_FACTOR, "default.replication.factor", LR_CONF_INT, 1, 1, 32767, NULL, NULL,
+    "Replication factor of auto-created topics.")
+LR_CONF_PROP(NUM_PARTITIONS, "num.partitions", LR_CONF_INT, 1, 1, 1000000, NULL, NULL,
+    "Partitions of auto-created topics.")
+LR_CONF_PROP(REPLICA_FETCH_MAX_BYTES, "replica.fetch.max.bytes", LR_CONF_INT, 1048576, 0, LR_I32MAX, NULL, NULL,
+    "Bytes a follower asks for per partition.")
+LR_CONF_PROP(REPLICA_FETCH_RESPONSE_MAX_BYTES, "replica.fetch.response.max.bytes", LR_CONF_INT, 10485760, 0, LR_I32MAX, NULL, NULL,
+    "Bytes a follower asks for per fetch.")
+LR_CONF_PROP(REPLICA_FETCH_WAIT_MAX_MS, "replica.fetch.wait.max.ms", LR_CONF_INT, 500, 0, LR_I32MAX, NULL, NULL,
+    "Long-poll wait of follower fetches.")
+LR_CONF_PROP(REPLICA_FETCH_MIN_BYTES, "replica.fetch.min.bytes", LR_CONF_INT, 1, 0, LR_I32MAX, NULL, NULL,
+    "Bytes a follower fetch waits for.")
+LR_CONF_PROP(BROKER_SESSION_TIMEOUT_MS, "broker.session.timeout.ms", LR_CONF_INT, 9000, 1, LR_I32MAX, NULL, NULL,
+    "A broker without heartbeat this long is fenced by the controller.")
+LR_CONF_PROP(BROKER_HEARTBEAT_INTERVAL_MS, "broker.heartbeat.interval.ms", LR_CONF_INT, 2000, 1, LR_I32MAX, NULL, NULL,
+    "Interval of broker heartbeats to the controller.")
+LR_CONF_PROP(AUTO_CREATE_TOPICS, "auto.create.topics.enable", LR_CONF_BOOL, 1, 0, 1, NULL, NULL,
+    "Create unknown topics on Metadata and Produce.")

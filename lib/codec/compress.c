@@ -1,0 +1,381 @@
+#include "codec/compress.h"
+
+#include <limits.h>
+#include <string.h>
+
+#include <lz4.h>
+#include <lz4frame.h>
+#include <lz4hc.h>
+#include <snappy-c.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "base/endian.h"
+#include "logrep.h"
+
+/* ------------------------------------------------------------------ gzip */
+
+static int gzip_compress(int level, const uint8_t *src, size_t n, lr_buf *out)
+{
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    if (deflateInit2(&zs, level ? level : Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+                     Z_DEFAULT_STRATEGY) != Z_OK)
+        return LOGREP_ERR__COMPRESSION;
+    int err = 0;
+    size_t bound = deflateBound(&zs, (uLong)n) + 32;
+    if ((err = lr_buf_reserve(out, bound)) != 0)
+        goto done;
+    zs.next_in = (Bytef *)src;
+    zs.avail_in = (uInt)n;
+    zs.next_out = out->data + out->len;
+    zs.avail_out = (uInt)(out->cap - out->len);
+    if (n > UINT_MAX || deflate(&zs, Z_FINISH) != Z_STREAM_END) {
+        err = LOGREP_ERR__COMPRESSION;
+        goto done;
+    }
+    out->len += zs.total_out;
+done:
+    deflateEnd(&zs);
+    return err;
+}
+
+/* Grows out for a bounded decompressor: at least `want` more bytes of room
+ * (doubling), never past start + max. Returns 0, LIMIT or NOMEM. */
+static int grow_bounded(lr_buf *out, size_t start, size_t max, size_t want)
+{
+    size_t used = out->len - start;
+    if (used >= max)
+        return LOGREP_ERR__LIMIT;
+    size_t room = out->cap - out->len;
+    if (room >= want)
+        return 0;
+    size_t extra = used ? used : want;
+    if (extra < want)
+        extra = want;
+    if (extra > max - used)
+        extra = max - used;
+    /* One byte beyond max lets a decoder prove the output is too large. */
+    return lr_buf_reserve(out, extra + 1);
+}
+
+static int gzip_decompress(const uint8_t *src, size_t n, lr_buf *out, size_t max)
+{
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    if (inflateInit2(&zs, 15 + 32) != Z_OK)
+        return LOGREP_ERR__NOMEM;
+    size_t start = out->len;
+    int err = 0;
+    if (n > UINT_MAX) {
+        err = LOGREP_ERR__CORRUPT;
+        goto done;
+    }
+    zs.next_in = (Bytef *)src;
+    zs.avail_in = (uInt)n;
+    for (;;) {
+        if ((err = grow_bounded(out, start, max, n * 2 + 64)) != 0)
+            goto done;
+        size_t room = out->cap - out->len;
+        if (room > UINT_MAX)
+            room = UINT_MAX;
+        zs.next_out = out->data + out->len;
+        zs.avail_out = (uInt)room;
+        int rc = inflate(&zs, Z_NO_FLUSH);
+        out->len += room - zs.avail_out;
+        if (out->len - start > max) {
+            err = LOGREP_ERR__LIMIT;
+            goto done;
+        }
+        if (rc == Z_STREAM_END) {
+            if (zs.avail_in == 0)
+                break;
+            /* Another gzip member follows (GZIPInputStream reads them). */
+            if (inflateReset(&zs) != Z_OK) {
+                err = LOGREP_ERR__CORRUPT;
+                goto done;
+            }
+            continue;
+        }
+        if (rc == Z_BUF_ERROR && zs.avail_in == 0) {
+            err = LOGREP_ERR__CORRUPT; /* truncated stream */
+            goto done;
+        }
+        if (rc != Z_OK && rc != Z_BUF_ERROR) {
+            err = LOGREP_ERR__CORRUPT;
+            goto done;
+        }
+    }
+done:
+    inflateEnd(&zs);
+    if (err)
+        out->len = start;
+    return err;
+}
+
+/* ---------------------------------------------------------------- snappy */
+
+static const uint8_t xerial_magic[8] = {0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0};
+
+/* Writes the raw block form, as librdkafka does; Kafka reads both forms. */
+static int snappy_compress_raw(const uint8_t *src, size_t n, lr_buf *out)
+{
+    size_t bound = snappy_max_compressed_length(n);
+    int err = lr_buf_reserve(out, bound);
+    if (err)
+        return err;
+    size_t clen = bound;
+    if (snappy_compress((const char *)src, n, (char *)out->data + out->len, &clen) != SNAPPY_OK)
+        return LOGREP_ERR__COMPRESSION;
+    out->len += clen;
+    return 0;
+}
+
+static int snappy_block(const uint8_t *src, size_t n, lr_buf *out, size_t start, size_t max)
+{
+    size_t ulen;
+    if (snappy_uncompressed_length((const char *)src, n, &ulen) != SNAPPY_OK)
+        return LOGREP_ERR__CORRUPT;
+    if (ulen > max - (out->len - start))
+        return LOGREP_ERR__LIMIT;
+    int err = lr_buf_reserve(out, ulen);
+    if (err)
+        return err;
+    size_t got = ulen;
+    if (snappy_uncompress((const char *)src, n, (char *)out->data + out->len, &got) != SNAPPY_OK ||
+        got != ulen)
+        return LOGREP_ERR__CORRUPT;
+    out->len += got;
+    return 0;
+}
+
+static int snappy_decompress(const uint8_t *src, size_t n, lr_buf *out, size_t max)
+{
+    size_t start = out->len;
+    int err;
+    if (n >= 16 && memcmp(src, xerial_magic, 8) == 0) {
+        /* xerial/snappy-java stream: 16-byte header, then (int32 BE length,
+         * raw block) chunks until the end. */
+        const uint8_t *p = src + 16, *end = src + n;
+        if (p == end) {
+            err = LOGREP_ERR__CORRUPT;
+            goto done;
+        }
+        while (p < end) {
+            if (end - p < 4) {
+                err = LOGREP_ERR__CORRUPT;
+                goto done;
+            }
+            uint32_t clen = lr_get_be32(p);
+            p += 4;
+            if (clen > (size_t)(end - p)) {
+                err = LOGREP_ERR__CORRUPT;
+                goto done;
+            }
+            if ((err = snappy_block(p, clen, out, start, max)) != 0)
+                goto done;
+            p += clen;
+        }
+        return 0;
+    }
+    err = snappy_block(src, n, out, start, max);
+done:
+    if (err)
+        out->len = start;
+    return err;
+}
+
+/* ------------------------------------------------------------------- lz4 */
+
+/* Kafka's LZ4 frame: FLG 0x60 (v1, independent blocks, no checksums, no
+ * content size), BD 0x40 (64 KiB blocks). LZ4F writes exactly that. */
+static int lz4_compress(int level, const uint8_t *src, size_t n, lr_buf *out)
+{
+    LZ4F_preferences_t prefs;
+    memset(&prefs, 0, sizeof prefs);
+    prefs.frameInfo.blockSizeID = LZ4F_max64KB;
+    prefs.frameInfo.blockMode = LZ4F_blockIndependent;
+    prefs.frameInfo.contentChecksumFlag = LZ4F_noContentChecksum;
+    prefs.frameInfo.blockChecksumFlag = LZ4F_noBlockChecksum;
+    prefs.frameInfo.contentSize = 0;
+    prefs.compressionLevel = level ? level : 1;
+    size_t bound = LZ4F_compressFrameBound(n, &prefs);
+    int err = lr_buf_reserve(out, bound);
+    if (err)
+        return err;
+    size_t r = LZ4F_compressFrame(out->data + out->len, bound, src, n, &prefs);
+    if (LZ4F_isError(r))
+        return LOGREP_ERR__COMPRESSION;
+    out->len += r;
+    return 0;
+}
+
+static int lz4_decompress(const uint8_t *src, size_t n, lr_buf *out, size_t max)
+{
+    LZ4F_dctx *dctx;
+    if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION)))
+        return LOGREP_ERR__NOMEM;
+    size_t start = out->len;
+    int err = 0;
+    const uint8_t *p = src, *end = src + n;
+    size_t hint = 1;
+    while (p < end) {
+        if ((err = grow_bounded(out, start, max, 65536)) != 0)
+            goto done;
+        size_t dst_size = out->cap - out->len;
+        size_t src_size = (size_t)(end - p);
+        hint = LZ4F_decompress(dctx, out->data + out->len, &dst_size, p, &src_size, NULL);
+        if (LZ4F_isError(hint)) {
+            err = LOGREP_ERR__CORRUPT;
+            goto done;
+        }
+        p += src_size;
+        out->len += dst_size;
+        if (out->len - start > max) {
+            err = LOGREP_ERR__LIMIT;
+            goto done;
+        }
+        if (hint == 0 && p < end) {
+            /* Frame complete, bytes remain: Kafka has one frame. */
+            err = LOGREP_ERR__CORRUPT;
+            goto done;
+        }
+        if (src_size == 0 && dst_size == 0 && hint != 0) {
+            err = LOGREP_ERR__CORRUPT;
+            goto done;
+        }
+    }
+    /* Flush anything buffered inside the context. */
+    while (hint != 0) {
+        if ((err = grow_bounded(out, start, max, 65536)) != 0)
+            goto done;
+        size_t dst_size = out->cap - out->len, src_size = 0;
+        hint = LZ4F_decompress(dctx, out->data + out->len, &dst_size, p, &src_size, NULL);
+        if (LZ4F_isError(hint) || dst_size == 0) {
+            err = LOGREP_ERR__CORRUPT; /* truncated frame */
+            goto done;
+        }
+        out->len += dst_size;
+        if (out->len - start > max) {
+            err = LOGREP_ERR__LIMIT;
+            goto done;
+        }
+    }
+done:
+    LZ4F_freeDecompressionContext(dctx);
+    if (err)
+        out->len = start;
+    return err;
+}
+
+/* ------------------------------------------------------------------ zstd */
+
+static int zstd_compress(int level, const uint8_t *src, size_t n, lr_buf *out)
+{
+    size_t bound = ZSTD_compressBound(n);
+    int err = lr_buf_reserve(out, bound);
+    if (err)
+        return err;
+    size_t r = ZSTD_compress(out->data + out->len, bound, src, n, level ? level : 3);
+    if (ZSTD_isError(r))
+        return LOGREP_ERR__COMPRESSION;
+    out->len += r;
+    return 0;
+}
+
+static int zstd_decompress(const uint8_t *src, size_t n, lr_buf *out, size_t max)
+{
+    ZSTD_DStream *ds = ZSTD_createDStream();
+    if (!ds)
+        return LOGREP_ERR__NOMEM;
+    size_t start = out->len;
+    int err = 0;
+    unsigned long long csize = ZSTD_getFrameContentSize(src, n);
+    if (csize == ZSTD_CONTENTSIZE_ERROR) {
+        err = LOGREP_ERR__CORRUPT;
+        goto done;
+    }
+    if (csize != ZSTD_CONTENTSIZE_UNKNOWN && csize > max) {
+        err = LOGREP_ERR__LIMIT;
+        goto done;
+    }
+    ZSTD_inBuffer in = {src, n, 0};
+    size_t rc = 1;
+    for (;;) {
+        size_t want = csize != ZSTD_CONTENTSIZE_UNKNOWN && csize > 0 ? (size_t)csize : 65536;
+        if ((err = grow_bounded(out, start, max, want)) != 0)
+            goto done;
+        ZSTD_outBuffer ob = {out->data + out->len, out->cap - out->len, 0};
+        rc = ZSTD_decompressStream(ds, &ob, &in);
+        if (ZSTD_isError(rc)) {
+            err = LOGREP_ERR__CORRUPT;
+            goto done;
+        }
+        out->len += ob.pos;
+        if (out->len - start > max) {
+            err = LOGREP_ERR__LIMIT;
+            goto done;
+        }
+        if (in.pos == in.size && rc == 0)
+            break; /* every frame complete */
+        if (in.pos == in.size && ob.pos < ob.size) {
+            err = LOGREP_ERR__CORRUPT; /* truncated frame */
+            goto done;
+        }
+    }
+done:
+    ZSTD_freeDStream(ds);
+    if (err)
+        out->len = start;
+    return err;
+}
+
+/* --------------------------------------------------------------- dispatch */
+
+int lr_compress_level_ok(int codec, int level)
+{
+    if (level == 0)
+        return 1;
+    switch (codec) {
+    case LOGREP_COMPRESSION_GZIP:
+        return level >= -1 && level <= 9;
+    case LOGREP_COMPRESSION_LZ4:
+        return level >= 1 && level <= 17;
+    case LOGREP_COMPRESSION_ZSTD:
+        return level >= ZSTD_minCLevel() && level <= ZSTD_maxCLevel();
+    default:
+        return 0;
+    }
+}
+
+int lr_compress(int codec, int level, const uint8_t *src, size_t n, lr_buf *out)
+{
+    switch (codec) {
+    case LOGREP_COMPRESSION_GZIP:
+        return gzip_compress(level, src, n, out);
+    case LOGREP_COMPRESSION_SNAPPY:
+        return snappy_compress_raw(src, n, out);
+    case LOGREP_COMPRESSION_LZ4:
+        return lz4_compress(level, src, n, out);
+    case LOGREP_COMPRESSION_ZSTD:
+        return zstd_compress(level, src, n, out);
+    default:
+        return LOGREP_ERR__INVALID_ARG;
+    }
+}
+
+int lr_decompress(int codec, const uint8_t *src, size_t n, lr_buf *out, size_t max)
+{
+    switch (codec) {
+    case LOGREP_COMPRESSION_GZIP:
+        return gzip_decompress(src, n, out, max);
+    case LOGREP_COMPRESSION_SNAPPY:
+        return snappy_decompress(src, n, out, max);
+    case LOGREP_COMPRESSION_LZ4:
+        return lz4_decompress(src, n, out, max);
+    case LOGREP_COMPRESSION_ZSTD:
+        return zstd_decompress(src, n, out, max);
+    default:
+        return LOGREP_ERR__CORRUPT;
+    }
+}

@@ -1,0 +1,23 @@
+/* Compression codecs of record batches: gzip, snappy, lz4 (Kafka's frame
+ * subset), zstd. Only the record area of a batch is compressed. */
+#ifndef LR_CODEC_COMPRESS_H
+#define LR_CODEC_COMPRESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "base/buf.h"
+
+/* Appends the compressed form of src to out. level 0: codec default.
+ * Returns 0, LOGREP_ERR__INVALID_ARG, LOGREP_ERR__COMPRESSION or
+ * LOGREP_ERR__NOMEM. */
+int lr_compress(int codec, int level, const uint8_t *src, size_t n, lr_buf *out);
+
+/* Appends the decompressed form of src to out, never growing out by more
+ * than max bytes. Returns 0, LOGREP_ERR__LIMIT (would exceed max),
+ * LOGREP_ERR__CORRUPT (invalid data), LOGREP_ERR__NOMEM. */
+int lr_decompress(int codec, const uint8_t *src, size_t n, lr_buf *out, size_t max);
+
+/* Whether level is valid for codec (0 always is). */
+int lr_compress_level_ok(int codec, int level);
+
+#endif
