@@ -1,0 +1,58 @@
+/* Shared helpers for the benchmarks in bench/. Every benchmark measures a
+ * baseline in the same run and prints the ratio: absolute times on a noisy
+ * machine mean little. Header-only. */
+#ifndef LOGREP_BENCH_H
+#define LOGREP_BENCH_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static inline double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Keeps the compiler from discarding a computed value. */
+static inline void bench_sink(const void *p)
+{
+    __asm__ volatile("" : : "r"(p) : "memory");
+}
+
+/* Runs fn(ctx) repeatedly for at least min_s seconds, best of `rounds`
+ * rounds; returns seconds per call. */
+static inline double bench_time(void (*fn)(void *), void *ctx, double min_s, int rounds)
+{
+    double best = 1e30;
+    for (int r = 0; r < rounds; r++) {
+        long iters = 0;
+        double t0 = bench_now(), t;
+        do {
+            fn(ctx);
+            iters++;
+            t = bench_now();
+        } while (t - t0 < min_s);
+        double per = (t - t0) / (double)iters;
+        if (per < best)
+            best = per;
+    }
+    return best;
+}
+
+/* "name  value unit  (ratio x baseline, target >= T: ok|MISSED)" */
+static inline void bench_report(const char *name, double value, const char *unit, double ratio,
+                                const char *baseline, double target, int higher_is_better)
+{
+    int ok = higher_is_better ? ratio >= target : ratio <= target;
+    if (target > 0)
+        printf("%-46s %12.3f %-10s %7.3fx %-18s target %s%.2f: %s\n", name, value, unit, ratio,
+               baseline, higher_is_better ? ">=" : "<=", target, ok ? "ok" : "MISSED");
+    else
+        printf("%-46s %12.3f %-10s %7.3fx %s\n", name, value, unit, ratio, baseline);
+}
+
+#endif

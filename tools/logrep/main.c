@@ -1,0 +1,35 @@
+/* logrep: inspect and operate on Kafka-format data with liblogrep. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "logrep.h"
+
+static const tool_cmd commands[] = {
+    {"dump", cmd_dump, "dump [--print-data-log] FILE|DIR...   print record batches like kafka-dump-log"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: logrep COMMAND [ARGS]   (liblogrep %s)\n", logrep_version_string());
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  logrep %s\n", commands[i].usage);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("logrep %s\n", logrep_version_string());
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "logrep: unknown command \"%s\"\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
