@@ -1,0 +1,25 @@
+/* Shared helpers for the Criterion tests. */
+#ifndef LOGREP_TESTUTIL_H
+#define LOGREP_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Parses hex ("00 4d ff", whitespace and newlines ignored) into a malloc'd
+ * buffer; *len receives the byte count. Aborts the test on bad input. */
+uint8_t *tu_hex(const char *hex, size_t *len);
+
+/* Reads a whole file into a malloc'd buffer (NULL if missing). */
+uint8_t *tu_read_file(const char *path, size_t *len);
+
+/* A counting allocator that can fail the Nth allocation (1-based; 0 never).
+ * Counts live bytes so tests can assert no leak. */
+typedef struct tu_heap {
+    long allocs;
+    long fail_at;
+    long live_bytes;
+    long live_blocks;
+} tu_heap;
+struct logrep_allocator tu_heap_allocator(tu_heap *h);
+
+#endif
