@@ -533,7 +533,7 @@ Test(batch, snappy_xerial_framing_is_read)
         size_t n = part ? rec_len - half : half;
         size_t at = z.len;
         cr_assert_eq(lr_buf_append(&z, "\0\0\0\0", 4), 0);
-        cr_assert_eq(lr_compress(LOGREP_COMPRESSION_SNAPPY, 0, src, n, &z), 0);
+        cr_assert_eq(lr_compress(LOGREP_COMPRESSION_SNAPPY, 0, src, n, &z, NULL), 0);
         lr_put_be32(z.data + at, (uint32_t)(z.len - at - 4));
     }
     lr_put_be32(z.data + 8, (uint32_t)(z.len - 12));

@@ -27,6 +27,7 @@ struct logrep_batch_builder {
     int64_t base_ts;
     int64_t max_ts;
     int finished;
+    lr_codec_cache codecs;
 };
 
 LOGREP_API logrep_err logrep_batch_builder_new(const logrep_conf *conf, logrep_batch_builder **out)
@@ -56,6 +57,7 @@ LOGREP_API void logrep_batch_builder_free(logrep_batch_builder *b)
         return;
     lr_buf_free(&b->recs);
     lr_buf_free(&b->zbuf);
+    lr_codec_cache_free(&b->codecs);
     lr_alloc a = b->alloc;
     lr_free(&a, b, sizeof *b);
 }
@@ -248,7 +250,7 @@ LOGREP_API logrep_err logrep_batch_builder_finish(logrep_batch_builder *b, const
             return err;
         b->zbuf.len = LR_B_RECORDS;
         err = lr_compress(b->codec, b->level, b->recs.data + LR_B_RECORDS,
-                          b->recs.len - LR_B_RECORDS, &b->zbuf);
+                          b->recs.len - LR_B_RECORDS, &b->zbuf, &b->codecs);
         if (err) {
             lr_buf_clear(&b->zbuf);
             return err;

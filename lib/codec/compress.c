@@ -210,11 +210,15 @@ static int lz4_compress(int level, const uint8_t *src, size_t n, lr_buf *out)
     return 0;
 }
 
-static int lz4_decompress(const uint8_t *src, size_t n, lr_buf *out, size_t max)
+static int lz4_decompress(const uint8_t *src, size_t n, lr_buf *out, size_t max,
+                          lr_codec_cache *cache)
 {
-    LZ4F_dctx *dctx;
-    if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION)))
+    LZ4F_dctx *dctx = cache ? cache->lz4_dctx : NULL;
+    if (dctx) {
+        LZ4F_resetDecompressionContext(dctx);
+    } else if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION))) {
         return LOGREP_ERR__NOMEM;
+    }
     size_t start = out->len;
     int err = 0;
     const uint8_t *p = src, *end = src + n;
@@ -262,7 +266,10 @@ static int lz4_decompress(const uint8_t *src, size_t n, lr_buf *out, size_t max)
         }
     }
 done:
-    LZ4F_freeDecompressionContext(dctx);
+    if (cache)
+        cache->lz4_dctx = dctx;
+    else
+        LZ4F_freeDecompressionContext(dctx);
     if (err)
         out->len = start;
     return err;
@@ -270,22 +277,35 @@ done:
 
 /* ------------------------------------------------------------------ zstd */
 
-static int zstd_compress(int level, const uint8_t *src, size_t n, lr_buf *out)
+static int zstd_compress(int level, const uint8_t *src, size_t n, lr_buf *out,
+                         lr_codec_cache *cache)
 {
     size_t bound = ZSTD_compressBound(n);
     int err = lr_buf_reserve(out, bound);
     if (err)
         return err;
-    size_t r = ZSTD_compress(out->data + out->len, bound, src, n, level ? level : 3);
+    ZSTD_CCtx *cctx = cache ? cache->zstd_cctx : NULL;
+    if (!cctx && !(cctx = ZSTD_createCCtx()))
+        return LOGREP_ERR__NOMEM;
+    size_t r = ZSTD_compressCCtx(cctx, out->data + out->len, bound, src, n, level ? level : 3);
+    if (cache)
+        cache->zstd_cctx = cctx;
+    else
+        ZSTD_freeCCtx(cctx);
     if (ZSTD_isError(r))
         return LOGREP_ERR__COMPRESSION;
     out->len += r;
     return 0;
 }
 
-static int zstd_decompress(const uint8_t *src, size_t n, lr_buf *out, size_t max)
+static int zstd_decompress(const uint8_t *src, size_t n, lr_buf *out, size_t max,
+                           lr_codec_cache *cache)
 {
-    ZSTD_DStream *ds = ZSTD_createDStream();
+    ZSTD_DStream *ds = cache ? cache->zstd_dctx : NULL;
+    if (ds)
+        ZSTD_DCtx_reset(ds, ZSTD_reset_session_only);
+    else
+        ds = ZSTD_createDStream();
     if (!ds)
         return LOGREP_ERR__NOMEM;
     size_t start = out->len;
@@ -324,7 +344,10 @@ static int zstd_decompress(const uint8_t *src, size_t n, lr_buf *out, size_t max
         }
     }
 done:
-    ZSTD_freeDStream(ds);
+    if (cache)
+        cache->zstd_dctx = ds;
+    else
+        ZSTD_freeDStream(ds);
     if (err)
         out->len = start;
     return err;
@@ -348,7 +371,8 @@ int lr_compress_level_ok(int codec, int level)
     }
 }
 
-int lr_compress(int codec, int level, const uint8_t *src, size_t n, lr_buf *out)
+int lr_compress(int codec, int level, const uint8_t *src, size_t n, lr_buf *out,
+                lr_codec_cache *cache)
 {
     switch (codec) {
     case LOGREP_COMPRESSION_GZIP:
@@ -358,13 +382,23 @@ int lr_compress(int codec, int level, const uint8_t *src, size_t n, lr_buf *out)
     case LOGREP_COMPRESSION_LZ4:
         return lz4_compress(level, src, n, out);
     case LOGREP_COMPRESSION_ZSTD:
-        return zstd_compress(level, src, n, out);
+        return zstd_compress(level, src, n, out, cache);
     default:
         return LOGREP_ERR__INVALID_ARG;
     }
 }
 
-int lr_decompress(int codec, const uint8_t *src, size_t n, lr_buf *out, size_t max)
+void lr_codec_cache_free(lr_codec_cache *c)
+{
+    ZSTD_freeDStream(c->zstd_dctx);
+    ZSTD_freeCCtx(c->zstd_cctx);
+    if (c->lz4_dctx)
+        LZ4F_freeDecompressionContext(c->lz4_dctx);
+    c->zstd_dctx = c->lz4_dctx = c->zstd_cctx = NULL;
+}
+
+int lr_decompress(int codec, const uint8_t *src, size_t n, lr_buf *out, size_t max,
+                  lr_codec_cache *cache)
 {
     switch (codec) {
     case LOGREP_COMPRESSION_GZIP:
@@ -372,9 +406,9 @@ int lr_decompress(int codec, const uint8_t *src, size_t n, lr_buf *out, size_t m
     case LOGREP_COMPRESSION_SNAPPY:
         return snappy_decompress(src, n, out, max);
     case LOGREP_COMPRESSION_LZ4:
-        return lz4_decompress(src, n, out, max);
+        return lz4_decompress(src, n, out, max, cache);
     case LOGREP_COMPRESSION_ZSTD:
-        return zstd_decompress(src, n, out, max);
+        return zstd_decompress(src, n, out, max, cache);
     default:
         return LOGREP_ERR__CORRUPT;
     }

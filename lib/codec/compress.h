@@ -7,15 +7,30 @@
 #include <stdint.h>
 #include "base/buf.h"
 
+/* Codec contexts kept across calls (by a reader or builder) so each batch does not
+ * pay for allocating them. Zero-initialise; release with
+ * lr_codec_cache_free(). The codec libraries allocate these with malloc. */
+typedef struct lr_codec_cache {
+    void *zstd_dctx;
+    void *lz4_dctx;
+    void *zstd_cctx;
+} lr_codec_cache;
+
+void lr_codec_cache_free(lr_codec_cache *c);
+
 /* Appends the compressed form of src to out. level 0: codec default.
+ * cache may be NULL.
  * Returns 0, LOGREP_ERR__INVALID_ARG, LOGREP_ERR__COMPRESSION or
  * LOGREP_ERR__NOMEM. */
-int lr_compress(int codec, int level, const uint8_t *src, size_t n, lr_buf *out);
+int lr_compress(int codec, int level, const uint8_t *src, size_t n, lr_buf *out,
+                lr_codec_cache *cache);
+
 
 /* Appends the decompressed form of src to out, never growing out by more
- * than max bytes. Returns 0, LOGREP_ERR__LIMIT (would exceed max),
+ * than max bytes. cache may be NULL. Returns 0, LOGREP_ERR__LIMIT (would exceed max),
  * LOGREP_ERR__CORRUPT (invalid data), LOGREP_ERR__NOMEM. */
-int lr_decompress(int codec, const uint8_t *src, size_t n, lr_buf *out, size_t max);
+int lr_decompress(int codec, const uint8_t *src, size_t n, lr_buf *out, size_t max,
+                  lr_codec_cache *cache);
 
 /* Whether level is valid for codec (0 always is). */
 int lr_compress_level_ok(int codec, int level);

@@ -16,6 +16,7 @@ struct logrep_batch_reader {
     lr_alloc alloc;
     lr_buf dbuf;          /* decompressed record area, reused */
     size_t max_inflate;
+    lr_codec_cache codecs;
     logrep_batch_header h;
     const uint8_t *start; /* record area */
     const uint8_t *p;
@@ -56,6 +57,7 @@ LOGREP_API void logrep_batch_reader_free(logrep_batch_reader *r)
     if (!r)
         return;
     lr_buf_free(&r->dbuf);
+    lr_codec_cache_free(&r->codecs);
     lr_alloc a = r->alloc;
     lr_free(&a, r, sizeof *r);
 }
@@ -99,7 +101,7 @@ LOGREP_API logrep_err logrep_batch_reader_open(logrep_batch_reader *r, const voi
     } else {
         lr_buf_clear(&r->dbuf);
         err = lr_decompress(codec, p + LR_B_RECORDS, total - LR_B_RECORDS, &r->dbuf,
-                            r->max_inflate);
+                            r->max_inflate, &r->codecs);
         if (err == LOGREP_ERR__LIMIT)
             return fail(r, err, "%s payload inflates beyond %zu bytes",
                         logrep_compression_name(codec), r->max_inflate);
