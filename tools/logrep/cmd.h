@@ -9,7 +9,9 @@ typedef struct tool_cmd {
     const char *usage;
 } tool_cmd;
 
-/* dump.c */
+/* dump.c: files of concatenated batches; directories go to cmd_dump_dir. */
 int cmd_dump(int argc, char **argv);
+/* Dumps a partition directory: argv[0] "dump", options, then the directory. */
+int cmd_dump_dir(int argc, char **argv) __attribute__((weak));
 
 #endif
