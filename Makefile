@@ -189,11 +189,21 @@ bench: all $(BENCHES)
 FUZZ_TIME ?= 60
 FUZZ_CC ?= clang
 FUZZ_FLAGS := $(STD) $(INC) -I$(B)/gen $(DEPS_CFLAGS) -g -O1 -DLOGREP_BUILDING \
-              -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+              -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_OBJS := $(LIB_SRCS:%.c=$(B)/fuzzobj/%.o)
 
-$(B)/fuzz/%: fuzz/%.c $(LIB_SRCS) $(GEN_HDRS)
+$(B)/fuzzobj/%.o: %.c $(GEN_HDRS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(LIB_SRCS) -o $@ $(DEPS_LIBS) -lm
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(B)/fuzz/liblogrep.a: $(FUZZ_OBJS)
+	@mkdir -p $(@D)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/fuzz/%: fuzz/%.c $(B)/fuzz/liblogrep.a
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $< -o $@ $(B)/fuzz/liblogrep.a $(DEPS_LIBS) -lm
 
 fuzz: deps $(FUZZ_NAMES:%=$(B)/fuzz/%)
 	@for t in $(FUZZ_NAMES); do \

@@ -19,7 +19,8 @@ void lr_buf_free(lr_buf *b)
 
 int lr_buf_reserve(lr_buf *b, size_t extra)
 {
-    if (extra <= b->cap - b->len)
+    /* Always leaves data non-NULL, so data + len is valid pointer math. */
+    if (b->data && extra <= b->cap - b->len)
         return 0;
     if (extra > SIZE_MAX / 2 - b->len)
         return LOGREP_ERR__NOMEM;
