@@ -97,3 +97,11 @@ LR_CONF_PROP(BROKER_HEARTBEAT_INTERVAL_MS, "broker.heartbeat.interval.ms", LR_CO
     "Interval of broker heartbeats to the controller.")
 LR_CONF_PROP(AUTO_CREATE_TOPICS, "auto.create.topics.enable", LR_CONF_BOOL, 1, 0, 1, NULL, NULL,
     "Create unknown topics on Metadata and Produce.")
+
+/* --- log (storage), continued --- */
+LR_CONF_PROP(LOG_FLUSH_OFFSET_CHECKPOINT_INTERVAL_MS, "log.flush.offset.checkpoint.interval.ms", LR_CONF_INT, 60000, 0, LR_I32MAX, NULL, NULL,
+    "How often logrep_log_tick() rewrites the recovery-point checkpoint.")
+
+/* --- controller --- */
+LR_CONF_PROP(ELR_ENABLE, "eligible.leader.replicas.enable", LR_CONF_BOOL, 1, 0, 1, NULL, NULL,
+    "Track Eligible Leader Replicas (KIP-966): replicas that left the ISR while it was below min.insync.replicas stay electable.")

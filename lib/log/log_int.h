@@ -1,0 +1,222 @@
+/* Internals of the partition log, shared by the files of lib/log/. */
+#ifndef LR_LOG_LOG_INT_H
+#define LR_LOG_LOG_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "logrep.h"
+#include <logrep/log.h>
+#include <logrep/storage.h>
+#include "base/alloc.h"
+#include "base/log.h"
+
+#define LR_PATH_MAX 4096
+#define LR_OI_ENTRY 8
+#define LR_TI_ENTRY 12
+
+/* ---- checkpoint.c: text checkpoints, partition.metadata, atomic files ---- */
+
+/* Replaces dir/name atomically: write name.tmp, sync, rename, sync dir. On
+ * failure the old file is untouched and the temporary removed. */
+logrep_err lr_file_replace(const logrep_storage *st, const char *dir, const char *name,
+                           const void *data, size_t len);
+/* Reads a whole file of at most max bytes into a new NUL-terminated buffer
+ * (*out, content length *len, to be freed with size *alloc_len).
+ * __NOENT when absent, __CORRUPT when larger than max. */
+logrep_err lr_file_read_all(const logrep_storage *st, const lr_alloc *a, const char *path,
+                            size_t max, char **out, size_t *len, size_t *alloc_len);
+
+typedef struct lr_epoch_entry {
+    int32_t epoch;
+    int64_t start;
+} lr_epoch_entry;
+
+/* leader-epoch-checkpoint text <-> entries. Parsing checks version 0, the
+ * count, two non-negative fields per line, strictly increasing columns. */
+logrep_err lr_ckpt_parse_epochs(const char *text, size_t len, const lr_alloc *a,
+                                lr_epoch_entry **out, size_t *n, size_t *cap);
+/* Formats into buf; returns the length, or 0 when buf is too small. */
+size_t lr_ckpt_format_epochs(const lr_epoch_entry *e, size_t n, char *buf, size_t size);
+
+/* "<topic> <partition> <offset>" checkpoints: the offset on the line for
+ * (topic, partition); __NOENT when the file has no such line. */
+logrep_err lr_ckpt_parse_offset(const char *text, size_t len, const char *topic,
+                                int32_t partition, int64_t *offset);
+size_t lr_ckpt_format_offset(const char *topic, int32_t partition, int64_t offset, char *buf,
+                             size_t size);
+
+/* partition.metadata */
+logrep_err lr_partition_metadata_parse(const char *text, size_t len, uint8_t id[16]);
+size_t lr_partition_metadata_format(const uint8_t id[16], char *buf, size_t size);
+
+/* ---- epoch_cache.c ---- */
+
+typedef struct lr_epoch_cache {
+    lr_epoch_entry *v;
+    size_t n, cap;
+} lr_epoch_cache;
+
+void lr_epoch_cache_free(lr_epoch_cache *c, const lr_alloc *a);
+/* The rules of replication.md §1.6. *changed is set when entries moved. */
+logrep_err lr_epoch_cache_assign(lr_epoch_cache *c, const lr_alloc *a, int32_t epoch,
+                                 int64_t start, int *changed);
+int lr_epoch_cache_truncate_end(lr_epoch_cache *c, int64_t end);
+int lr_epoch_cache_truncate_start(lr_epoch_cache *c, int64_t start);
+void lr_epoch_cache_end_offset(const lr_epoch_cache *c, int32_t req, int64_t leo,
+                               int32_t *epoch, int64_t *offset);
+static inline int32_t lr_epoch_cache_latest(const lr_epoch_cache *c)
+{
+    return c->n ? c->v[c->n - 1].epoch : -1;
+}
+
+/* ---- producer_state.c ---- */
+
+typedef struct lr_pbatch {
+    int32_t first_seq, last_seq;
+    int64_t last_offset;
+    int32_t offset_delta;
+    int64_t timestamp;
+} lr_pbatch;
+
+typedef struct lr_producer {
+    int64_t pid;
+    int16_t epoch;
+    int32_t coordinator_epoch;
+    int64_t txn_first_offset;
+    int64_t last_timestamp;
+    uint8_t nb;          /* batches held, newest first */
+    lr_pbatch b[5];
+} lr_producer;
+
+typedef struct lr_pstate {
+    lr_producer *v;     /* sorted by pid */
+    size_t n, cap;
+} lr_pstate;
+
+void lr_pstate_free(lr_pstate *s, const lr_alloc *a);
+void lr_pstate_clear(lr_pstate *s);
+const lr_producer *lr_pstate_find(const lr_pstate *s, int64_t pid);
+/* Records a batch with producerId >= 0 (others are ignored). */
+logrep_err lr_pstate_update(lr_pstate *s, const lr_alloc *a, const logrep_batch_header *h);
+/* Snapshot bytes of the state, in a new buffer of size *len. */
+logrep_err lr_pstate_encode(const lr_pstate *s, const lr_alloc *a, uint8_t **out, size_t *len);
+/* Loads a snapshot, dropping producers idle since before expire_before. */
+logrep_err lr_pstate_load(lr_pstate *s, const lr_alloc *a, const uint8_t *buf, size_t len,
+                          int64_t expire_before);
+
+/* ---- indexes and segments (segment.c, offset_index.c, time_index.c) ---- */
+
+typedef struct lr_index {
+    logrep_file *f;      /* opened on demand */
+    uint32_t entries;
+    int64_t last_a;      /* offset index: last offset; time index: last timestamp */
+    int64_t last_b;      /* time index: last offset */
+} lr_index;
+
+typedef struct lr_segment {
+    int64_t base;
+    int64_t next_offset;     /* last offset of the last batch + 1; base when empty */
+    uint64_t size;           /* bytes of .log */
+    logrep_file *log;        /* opened on demand */
+    lr_index oi, ti;
+    int64_t max_ts;          /* largest batch maxTimestamp so far, -1 none */
+    int64_t max_ts_offset;   /* last offset of the batch that carried it */
+    int64_t roll_ts;         /* maxTimestamp of the first batch, -1 unknown */
+    int64_t created_ms;
+    uint64_t bytes_since_idx;
+    uint8_t dirty;           /* written since the last sync */
+} lr_segment;
+
+struct logrep_log {
+    lr_alloc alloc;
+    lr_log logger;
+    const logrep_storage *st;
+    char *dir;
+    char *topic;             /* from the directory name, for checkpoint lines */
+    int32_t partition;
+
+    int64_t seg_bytes, seg_ms, seg_jitter_ms, idx_interval;
+    uint32_t oi_max, ti_max;
+    int64_t retention_bytes, retention_ms, flush_messages, flush_ms, max_message_bytes;
+    int64_t pid_expiration_ms, ckpt_interval_ms;
+    int log_append_time;
+
+    lr_segment *segs;
+    size_t nsegs, segs_cap;
+    int64_t log_start, leo, recovery_point;
+    int64_t unflushed_msgs, first_unflushed_ms, last_ckpt_ms;
+    int dir_dirty;
+    logrep_err failed;
+    int last_errno;
+
+    lr_epoch_cache ec;
+    lr_pstate ps;
+    uint8_t topic_id[16];
+    int has_topic_id;
+    logrep_log_recovery rec;
+};
+
+/* Builds "dir/<20 digits><suffix>" or "dir/name" into buf[LR_PATH_MAX]. */
+void lr_log_seg_path(const logrep_log *log, int64_t base, const char *suffix, char *buf);
+void lr_log_path(const logrep_log *log, const char *name, char *buf);
+/* Remembers the storage errno after a failure; returns err. */
+logrep_err lr_log_io(logrep_log *log, logrep_err err);
+
+/* Opens the segment's .log (create when asked) if not open yet. */
+logrep_err lr_seg_open_log(logrep_log *log, lr_segment *s, int create);
+logrep_err lr_seg_open_index(logrep_log *log, lr_segment *s, lr_index *ix, const char *suffix,
+                             int create);
+void lr_seg_close_files(logrep_log *log, lr_segment *s);
+void lr_seg_close_index_files(logrep_log *log, lr_segment *s);
+/* Deletes the segment's files (.log, .index, .timeindex). */
+logrep_err lr_seg_delete_files(logrep_log *log, lr_segment *s);
+/* Reads the 61-byte header at pos. __END at the end of the data,
+ * __CORRUPT when it is not a plausible batch header. */
+logrep_err lr_seg_header(logrep_log *log, lr_segment *s, uint64_t pos, logrep_batch_header *h);
+/* Position of the batch holding `offset` (the first with last offset >=
+ * offset), using the offset index then scanning headers; __END if none. */
+logrep_err lr_seg_find(logrep_log *log, lr_segment *s, int64_t offset, uint64_t *pos,
+                       logrep_batch_header *h);
+/* Index bookkeeping for one batch written at pos (Kafka's rule). */
+logrep_err lr_seg_index_batch(logrep_log *log, lr_segment *s, uint64_t pos,
+                              const logrep_batch_header *h, uint64_t size);
+/* Appends the final time-index entry (segment max timestamp) if larger. */
+logrep_err lr_seg_final_time_entry(logrep_log *log, lr_segment *s);
+logrep_err lr_seg_sync(logrep_log *log, lr_segment *s);
+/* Truncates the segment at batch boundary pos, where the batch starting
+ * at cut_offset was: .log and both indexes; reloads the tail state. */
+logrep_err lr_seg_truncate_at(logrep_log *log, lr_segment *s, uint64_t pos, int64_t cut_offset);
+/* Scans the whole segment, validating every batch (CRC, increasing
+ * offsets from min_offset), rebuilding both indexes, feeding the epoch
+ * cache; cuts an invalid tail. *cut receives the bytes removed. */
+logrep_err lr_seg_recover(logrep_log *log, lr_segment *s, int64_t min_offset, uint64_t *cut);
+/* Loads next_offset and max timestamp of a closed segment from its
+ * indexes and a short header scan. __CORRUPT when they disagree with the
+ * data (the caller recovers the segment). */
+logrep_err lr_seg_load(logrep_log *log, lr_segment *s);
+
+/* offset_index.c / time_index.c: lookups through the storage. */
+logrep_err lr_index_read_entry(logrep_log *log, lr_index *ix, size_t esize, uint32_t i,
+                               uint8_t *out);
+logrep_err lr_index_append(logrep_log *log, lr_index *ix, size_t esize, const uint8_t *e);
+/* Largest entry with offset <= target: (offset, position); (base, 0) if none. */
+logrep_err lr_oi_lookup(logrep_log *log, lr_segment *s, int64_t target, int64_t *off,
+                        uint64_t *pos);
+logrep_err lr_oi_append(logrep_log *log, lr_segment *s, int64_t offset, uint64_t pos);
+/* Largest entry with timestamp <= target: its offset; base if none. */
+logrep_err lr_ti_lookup(logrep_log *log, lr_segment *s, int64_t target, int64_t *off);
+logrep_err lr_ti_maybe_append(logrep_log *log, lr_segment *s, int64_t ts, int64_t offset);
+
+/* recover.c */
+logrep_err lr_log_load(logrep_log *log, int64_t now_ms);
+logrep_err lr_log_new_segment(logrep_log *log, int64_t base, int64_t now_ms);
+logrep_err lr_log_write_epochs(logrep_log *log);
+logrep_err lr_log_write_snapshot(logrep_log *log, int64_t offset);
+/* Reloads producer state: newest snapshot at or below the log end, then
+ * the batches after it; removes snapshots above the end. */
+logrep_err lr_log_rebuild_producers(logrep_log *log, int64_t now_ms);
+/* Replays producer state from batch headers in [from, leo). */
+logrep_err lr_log_replay_producers(logrep_log *log, int64_t from);
+
+#endif

@@ -1,0 +1,656 @@
+/* In-memory file systems: the plain memory backend and the crash-simulating
+ * one (after SQLite's test6.c). Both share one implementation; the crash
+ * variant also keeps, per file, a durable image and the ordered list of
+ * writes and truncations since the last sync. */
+#include "storage/storage.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/conf.h"
+#include "base/prng.h"
+
+typedef struct mem_op {
+    struct mem_op *next;
+    uint64_t seq;     /* global order, to find the most recent write */
+    uint64_t pos;     /* write position, or the new size of a truncation */
+    size_t len;       /* bytes of a write (a torn write keeps fewer) */
+    size_t alloc_len; /* bytes allocated in data */
+    int is_trunc;
+    uint8_t data[];
+} mem_op;
+
+typedef struct mem_bytes {
+    uint8_t *p;
+    size_t len, cap;
+} mem_bytes;
+
+typedef struct mem_node {
+    struct mem_node *next;
+    char *path;
+    int is_dir;
+    int linked;       /* still has a name */
+    int refs;         /* open files */
+    mem_bytes cur;    /* what reads see */
+    mem_bytes dur;    /* crash variant: the durable image */
+    mem_op *ops, *ops_tail;
+} mem_node;
+
+struct logrep_file {
+    mem_node *node;
+    int writable;
+};
+
+typedef struct mem_fs {
+    logrep_storage vt;
+    lr_alloc alloc;
+    int crash;
+    uint32_t sector;
+    mem_node *nodes;
+    uint64_t seq;
+    uint64_t counts[5];
+    int last_errno;
+    /* fault injection */
+    uint32_t fault_mask;
+    uint64_t fault_countdown;
+    logrep_err fault_err;
+    int fault_persistent;
+    int fault_fired;
+    /* power loss */
+    uint64_t crash_countdown;
+    int stopped;
+} mem_fs;
+
+static int class_index(uint32_t cls)
+{
+    return __builtin_ctz(cls);
+}
+
+/* Decides whether a call of class `cls` fails. Counts the call when it
+ * proceeds (the caller counts success by returning OK). */
+static logrep_err gate(mem_fs *fs, uint32_t cls)
+{
+    if (fs->stopped) {
+        fs->last_errno = EIO;
+        return LOGREP_ERR__IO;
+    }
+    if (fs->fault_mask & cls) {
+        if (fs->fault_fired && fs->fault_persistent)
+            goto fire;
+        if (!fs->fault_fired && fs->fault_countdown && --fs->fault_countdown == 0) {
+            fs->fault_fired = 1;
+            goto fire;
+        }
+    }
+    fs->counts[class_index(cls)]++;
+    return LOGREP_OK;
+fire:
+    fs->last_errno = fs->fault_err == LOGREP_ERR__NOSPACE ? ENOSPC : EIO;
+    return fs->fault_err;
+}
+
+/* Power-loss countdown: called after a mutating call completed. */
+static void tick(mem_fs *fs)
+{
+    if (fs->crash_countdown && --fs->crash_countdown == 0)
+        fs->stopped = 1;
+}
+
+static int bytes_resize(mem_fs *fs, mem_bytes *b, size_t len)
+{
+    if (len > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < len) {
+            if (cap > SIZE_MAX / 2)
+                return LOGREP_ERR__NOMEM;
+            cap *= 2;
+        }
+        uint8_t *p = lr_realloc(&fs->alloc, b->p, b->cap, cap);
+        if (!p)
+            return LOGREP_ERR__NOMEM;
+        b->p = p;
+        b->cap = cap;
+    }
+    if (len > b->len)
+        memset(b->p + b->len, 0, len - b->len);
+    b->len = len;
+    return 0;
+}
+
+static int bytes_write(mem_fs *fs, mem_bytes *b, uint64_t pos, const void *data, size_t len)
+{
+    if (pos > SIZE_MAX - len)
+        return LOGREP_ERR__NOSPACE;
+    size_t end = (size_t)pos + len;
+    if (end > b->len && bytes_resize(fs, b, end))
+        return LOGREP_ERR__NOMEM;
+    if (len)
+        memcpy(b->p + pos, data, len);
+    return 0;
+}
+
+static void ops_free(mem_fs *fs, mem_node *n)
+{
+    for (mem_op *o = n->ops, *nx; o; o = nx) {
+        nx = o->next;
+        lr_free(&fs->alloc, o, sizeof *o + o->alloc_len);
+    }
+    n->ops = n->ops_tail = NULL;
+}
+
+static void node_free(mem_fs *fs, mem_node *n)
+{
+    ops_free(fs, n);
+    lr_free(&fs->alloc, n->cur.p, n->cur.cap);
+    lr_free(&fs->alloc, n->dur.p, n->dur.cap);
+    lr_strfree(&fs->alloc, n->path);
+    lr_free(&fs->alloc, n, sizeof *n);
+}
+
+static mem_node *lookup(mem_fs *fs, const char *path)
+{
+    for (mem_node *n = fs->nodes; n; n = n->next)
+        if (n->linked && strcmp(n->path, path) == 0)
+            return n;
+    return NULL;
+}
+
+/* Unlinks n from the namespace; frees it when no file refers to it. */
+static void unlink_node(mem_fs *fs, mem_node *n)
+{
+    n->linked = 0;
+    if (n->refs)
+        return;
+    for (mem_node **pp = &fs->nodes; *pp; pp = &(*pp)->next)
+        if (*pp == n) {
+            *pp = n->next;
+            break;
+        }
+    node_free(fs, n);
+}
+
+static int parent_exists(mem_fs *fs, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path)
+        return 1;
+    size_t plen = (size_t)(slash - path);
+    for (mem_node *n = fs->nodes; n; n = n->next)
+        if (n->linked && n->is_dir && strlen(n->path) == plen && memcmp(n->path, path, plen) == 0)
+            return 1;
+    return 0;
+}
+
+static logrep_err err_no(mem_fs *fs, logrep_err err, int e)
+{
+    fs->last_errno = e;
+    return err;
+}
+
+static mem_node *node_new(mem_fs *fs, const char *path, int is_dir)
+{
+    mem_node *n = lr_calloc(&fs->alloc, 1, sizeof *n);
+    if (!n)
+        return NULL;
+    n->path = lr_strdup(&fs->alloc, path);
+    if (!n->path) {
+        lr_free(&fs->alloc, n, sizeof *n);
+        return NULL;
+    }
+    n->is_dir = is_dir;
+    n->linked = 1;
+    n->next = fs->nodes;
+    fs->nodes = n;
+    return n;
+}
+
+static logrep_err m_open(void *ctx, const char *path, int flags, logrep_file **out)
+{
+    mem_fs *fs = ctx;
+    logrep_err err = gate(fs, LOGREP_STORAGE_OP_META);
+    if (err)
+        return err;
+    mem_node *n = lookup(fs, path);
+    if (n && n->is_dir)
+        return err_no(fs, LOGREP_ERR__IO, EISDIR);
+    int create = (flags & LOGREP_OPEN_WRITE) && (flags & LOGREP_OPEN_CREATE);
+    if (n && create && (flags & LOGREP_OPEN_EXCL))
+        return err_no(fs, LOGREP_ERR__EXISTS, EEXIST);
+    if (!n && !create)
+        return err_no(fs, LOGREP_ERR__NOENT, ENOENT);
+    if (!n && !parent_exists(fs, path))
+        return err_no(fs, LOGREP_ERR__NOENT, ENOENT);
+    logrep_file *f = lr_malloc(&fs->alloc, sizeof *f);
+    if (!f)
+        return LOGREP_ERR__NOMEM;
+    if (!n && !(n = node_new(fs, path, 0))) {
+        lr_free(&fs->alloc, f, sizeof *f);
+        return LOGREP_ERR__NOMEM;
+    }
+    n->refs++;
+    f->node = n;
+    f->writable = (flags & LOGREP_OPEN_WRITE) != 0;
+    *out = f;
+    return LOGREP_OK;
+}
+
+static logrep_err m_close(void *ctx, logrep_file *f)
+{
+    mem_fs *fs = ctx;
+    mem_node *n = f->node;
+    lr_free(&fs->alloc, f, sizeof *f);
+    if (--n->refs == 0 && !n->linked)
+        unlink_node(fs, n);
+    return LOGREP_OK;
+}
+
+static logrep_err m_read(void *ctx, logrep_file *f, uint64_t pos, void *buf, size_t len,
+                         size_t *nread)
+{
+    mem_fs *fs = ctx;
+    logrep_err err = gate(fs, LOGREP_STORAGE_OP_READ);
+    if (err)
+        return err;
+    const mem_bytes *b = &f->node->cur;
+    size_t n = 0;
+    if (pos < b->len) {
+        n = b->len - (size_t)pos;
+        if (n > len)
+            n = len;
+        memcpy(buf, b->p + pos, n);
+    }
+    *nread = n;
+    return LOGREP_OK;
+}
+
+/* Records a pending operation (crash variant). */
+static logrep_err op_add(mem_fs *fs, mem_node *n, uint64_t pos, const void *data, size_t len,
+                         int is_trunc)
+{
+    mem_op *o = lr_malloc(&fs->alloc, sizeof *o + len);
+    if (!o)
+        return LOGREP_ERR__NOMEM;
+    o->next = NULL;
+    o->seq = ++fs->seq;
+    o->pos = pos;
+    o->len = o->alloc_len = len;
+    o->is_trunc = is_trunc;
+    if (len)
+        memcpy(o->data, data, len);
+    if (n->ops_tail)
+        n->ops_tail->next = o;
+    else
+        n->ops = o;
+    n->ops_tail = o;
+    return LOGREP_OK;
+}
+
+static logrep_err m_write(void *ctx, logrep_file *f, uint64_t pos, const void *buf, size_t len)
+{
+    mem_fs *fs = ctx;
+    if (!f->writable)
+        return err_no(fs, LOGREP_ERR__IO, EBADF);
+    logrep_err err = gate(fs, LOGREP_STORAGE_OP_WRITE);
+    if (err)
+        return err;
+    if (fs->crash && (err = op_add(fs, f->node, pos, buf, len, 0)))
+        return err;
+    if ((err = bytes_write(fs, &f->node->cur, pos, buf, len)))
+        return err_no(fs, err, ENOSPC);
+    tick(fs);
+    return LOGREP_OK;
+}
+
+static void apply_ops_durable(mem_fs *fs, mem_node *n)
+{
+    /* Allocation failures here leave the image short: acceptable for a
+     * test double, and reported by the next write instead. */
+    for (mem_op *o = n->ops; o; o = o->next) {
+        if (o->is_trunc)
+            bytes_resize(fs, &n->dur, (size_t)o->pos);
+        else
+            bytes_write(fs, &n->dur, o->pos, o->data, o->len);
+    }
+    ops_free(fs, n);
+}
+
+static logrep_err m_sync(void *ctx, logrep_file *f)
+{
+    mem_fs *fs = ctx;
+    logrep_err err = gate(fs, LOGREP_STORAGE_OP_SYNC);
+    if (err)
+        return err;
+    if (fs->crash)
+        apply_ops_durable(fs, f->node);
+    tick(fs);
+    return LOGREP_OK;
+}
+
+static logrep_err m_size(void *ctx, logrep_file *f, uint64_t *out)
+{
+    logrep_err err = gate(ctx, LOGREP_STORAGE_OP_READ);
+    if (err)
+        return err;
+    *out = f->node->cur.len;
+    return LOGREP_OK;
+}
+
+static logrep_err m_truncate(void *ctx, logrep_file *f, uint64_t size)
+{
+    mem_fs *fs = ctx;
+    if (!f->writable)
+        return err_no(fs, LOGREP_ERR__IO, EBADF);
+    logrep_err err = gate(fs, LOGREP_STORAGE_OP_TRUNCATE);
+    if (err)
+        return err;
+    if (size > SIZE_MAX / 2)
+        return err_no(fs, LOGREP_ERR__NOSPACE, EFBIG);
+    if (fs->crash && (err = op_add(fs, f->node, size, NULL, 0, 1)))
+        return err;
+    if (bytes_resize(fs, &f->node->cur, (size_t)size))
+        return LOGREP_ERR__NOMEM;
+    tick(fs);
+    return LOGREP_OK;
+}
+
+static logrep_err m_rename(void *ctx, const char *from, const char *to)
+{
+    mem_fs *fs = ctx;
+    logrep_err err = gate(fs, LOGREP_STORAGE_OP_META);
+    if (err)
+        return err;
+    mem_node *n = lookup(fs, from);
+    if (!n || !parent_exists(fs, to))
+        return err_no(fs, LOGREP_ERR__NOENT, ENOENT);
+    if (strcmp(from, to) == 0)
+        return LOGREP_OK;
+    char *p = lr_strdup(&fs->alloc, to);
+    if (!p)
+        return LOGREP_ERR__NOMEM;
+    mem_node *old = lookup(fs, to);
+    if (old)
+        unlink_node(fs, old);
+    lr_strfree(&fs->alloc, n->path);
+    n->path = p;
+    return LOGREP_OK;
+}
+
+static logrep_err m_remove(void *ctx, const char *path)
+{
+    mem_fs *fs = ctx;
+    logrep_err err = gate(fs, LOGREP_STORAGE_OP_META);
+    if (err)
+        return err;
+    mem_node *n = lookup(fs, path);
+    if (!n || n->is_dir)
+        return err_no(fs, LOGREP_ERR__NOENT, ENOENT);
+    unlink_node(fs, n);
+    return LOGREP_OK;
+}
+
+static logrep_err m_list(void *ctx, const char *path, logrep_list_fn fn, void *fn_ctx)
+{
+    mem_fs *fs = ctx;
+    logrep_err err = gate(fs, LOGREP_STORAGE_OP_META);
+    if (err)
+        return err;
+    mem_node *d = lookup(fs, path);
+    if (!d || !d->is_dir)
+        return err_no(fs, LOGREP_ERR__NOENT, ENOENT);
+    size_t plen = strlen(path);
+    for (mem_node *n = fs->nodes, *nx; n; n = nx) {
+        nx = n->next; /* the callback may not modify the storage, but be safe */
+        if (!n->linked || strncmp(n->path, path, plen) != 0 || n->path[plen] != '/')
+            continue;
+        const char *name = n->path + plen + 1;
+        if (!*name || strchr(name, '/'))
+            continue;
+        int rc = fn(fn_ctx, name);
+        if (rc)
+            return (logrep_err)rc;
+    }
+    return LOGREP_OK;
+}
+
+static logrep_err m_mkdir(void *ctx, const char *path)
+{
+    mem_fs *fs = ctx;
+    logrep_err err = gate(fs, LOGREP_STORAGE_OP_META);
+    if (err)
+        return err;
+    if (lookup(fs, path))
+        return err_no(fs, LOGREP_ERR__EXISTS, EEXIST);
+    if (!parent_exists(fs, path))
+        return err_no(fs, LOGREP_ERR__NOENT, ENOENT);
+    return node_new(fs, path, 1) ? LOGREP_OK : LOGREP_ERR__NOMEM;
+}
+
+static logrep_err m_sync_dir(void *ctx, const char *path)
+{
+    mem_fs *fs = ctx;
+    logrep_err err = gate(fs, LOGREP_STORAGE_OP_SYNC);
+    if (err)
+        return err;
+    mem_node *d = lookup(fs, path);
+    if (!d || !d->is_dir)
+        return err_no(fs, LOGREP_ERR__NOENT, ENOENT);
+    return LOGREP_OK;
+}
+
+static logrep_err m_map(void *ctx, logrep_file *f, uint64_t pos, size_t len, const void **out)
+{
+    mem_fs *fs = ctx;
+    logrep_err err = gate(fs, LOGREP_STORAGE_OP_READ);
+    if (err)
+        return err;
+    const mem_bytes *b = &f->node->cur;
+    if (pos > b->len || len > b->len - pos)
+        return err_no(fs, LOGREP_ERR__IO, EINVAL);
+    *out = b->p ? b->p + pos : (const void *)"";
+    return LOGREP_OK;
+}
+
+static void m_unmap(void *ctx, logrep_file *f, const void *p, uint64_t pos, size_t len)
+{
+    (void)ctx, (void)f, (void)p, (void)pos, (void)len;
+}
+
+static int m_last_errno(void *ctx)
+{
+    return ((mem_fs *)ctx)->last_errno;
+}
+
+static void m_destroy(void *ctx)
+{
+    mem_fs *fs = ctx;
+    for (mem_node *n = fs->nodes, *nx; n; n = nx) {
+        nx = n->next;
+        node_free(fs, n);
+    }
+    lr_alloc a = fs->alloc;
+    lr_free(&a, fs, sizeof *fs);
+}
+
+static logrep_err mem_new(const logrep_conf *conf, int crash, uint32_t sector,
+                          logrep_storage **out)
+{
+    if (!out)
+        return LOGREP_ERR__INVALID_ARG;
+    const lr_alloc *a = lr_conf_alloc(conf);
+    mem_fs *fs = lr_calloc(a, 1, sizeof *fs);
+    if (!fs)
+        return LOGREP_ERR__NOMEM;
+    fs->alloc = *a;
+    fs->crash = crash;
+    fs->sector = sector ? sector : 512;
+    fs->vt = (logrep_storage){
+        .version = LOGREP_STORAGE_VERSION,
+        .ctx = fs,
+        .open = m_open,
+        .close = m_close,
+        .read = m_read,
+        .write = m_write,
+        .sync = m_sync,
+        .size = m_size,
+        .truncate = m_truncate,
+        .rename = m_rename,
+        .remove = m_remove,
+        .list = m_list,
+        .mkdir = m_mkdir,
+        .sync_dir = m_sync_dir,
+        .map = m_map,
+        .unmap = m_unmap,
+        .last_errno = m_last_errno,
+        .destroy = m_destroy,
+    };
+    *out = &fs->vt;
+    return LOGREP_OK;
+}
+
+LOGREP_API logrep_err logrep_storage_memory_new(const logrep_conf *conf, logrep_storage **out)
+{
+    return mem_new(conf, 0, 0, out);
+}
+
+LOGREP_API logrep_err logrep_storage_crash_new(const logrep_conf *conf, uint32_t sector_size,
+                                               logrep_storage **out)
+{
+    return mem_new(conf, 1, sector_size, out);
+}
+
+static mem_fs *as_mem(const logrep_storage *s, int need_crash)
+{
+    if (!s || s->open != m_open)
+        return NULL;
+    mem_fs *fs = s->ctx;
+    return (!need_crash || fs->crash) ? fs : NULL;
+}
+
+LOGREP_API uint64_t logrep_storage_op_count(const logrep_storage *s, uint32_t op_mask)
+{
+    const mem_fs *fs = as_mem(s, 0);
+    uint64_t n = 0;
+    for (int i = 0; fs && i < 5; i++)
+        if (op_mask & (1u << i))
+            n += fs->counts[i];
+    return n;
+}
+
+LOGREP_API logrep_err logrep_storage_crash_inject(logrep_storage *s, uint32_t op_mask,
+                                                  uint64_t countdown, logrep_err err,
+                                                  int persistent)
+{
+    mem_fs *fs = as_mem(s, 1);
+    if (!fs || (countdown && err != LOGREP_ERR__IO && err != LOGREP_ERR__NOSPACE))
+        return LOGREP_ERR__INVALID_ARG;
+    fs->fault_mask = countdown ? op_mask : 0;
+    fs->fault_countdown = countdown;
+    fs->fault_err = err;
+    fs->fault_persistent = persistent;
+    fs->fault_fired = 0;
+    return LOGREP_OK;
+}
+
+LOGREP_API logrep_err logrep_storage_crash_after(logrep_storage *s, uint64_t n)
+{
+    mem_fs *fs = as_mem(s, 1);
+    if (!fs)
+        return LOGREP_ERR__INVALID_ARG;
+    fs->crash_countdown = n;
+    return LOGREP_OK;
+}
+
+/* Applies one pending write to the durable image, torn: each sector the
+ * write touches survives or not, chosen by the PRNG. */
+static void apply_torn(mem_fs *fs, mem_node *n, const mem_op *o, lr_prng *r)
+{
+    uint64_t end = o->pos + o->len;
+    for (uint64_t s = o->pos - o->pos % fs->sector; s < end; s += fs->sector) {
+        uint64_t a = s < o->pos ? o->pos : s, b = s + fs->sector < end ? s + fs->sector : end;
+        if (lr_prng_below(r, 2))
+            bytes_write(fs, &n->dur, a, o->data + (a - o->pos), (size_t)(b - a));
+        else if (b > n->dur.len)
+            bytes_resize(fs, &n->dur, (size_t)b); /* size grew, content lost: zeros */
+    }
+}
+
+static void settle(mem_fs *fs)
+{
+    for (mem_node *n = fs->nodes; n; n = n->next) {
+        n->cur.len = 0;
+        bytes_write(fs, &n->cur, 0, n->dur.p, n->dur.len);
+    }
+    fs->stopped = 0;
+    fs->crash_countdown = 0;
+    fs->fault_mask = 0;
+    fs->fault_fired = 0;
+}
+
+LOGREP_API logrep_err logrep_storage_crash_simulate(logrep_storage *s, uint64_t seed, int mode)
+{
+    mem_fs *fs = as_mem(s, 1);
+    if (!fs || mode < LOGREP_CRASH_RANDOM || mode > LOGREP_CRASH_KEEP_ALL)
+        return LOGREP_ERR__INVALID_ARG;
+    lr_prng r;
+    lr_prng_seed(&r, seed);
+    for (mem_node *n = fs->nodes; n; n = n->next) {
+        for (mem_op *o = n->ops; o; o = o->next) {
+            uint64_t pick = mode == LOGREP_CRASH_KEEP_ALL ? 0
+                            : mode == LOGREP_CRASH_DROP_ALL ? 1
+                                                            : lr_prng_below(&r, 3);
+            if (pick == 1)
+                continue;
+            if (o->is_trunc)
+                bytes_resize(fs, &n->dur, (size_t)o->pos);
+            else if (pick == 0)
+                bytes_write(fs, &n->dur, o->pos, o->data, o->len);
+            else
+                apply_torn(fs, n, o, &r);
+        }
+        ops_free(fs, n);
+    }
+    settle(fs);
+    return LOGREP_OK;
+}
+
+static mem_op *last_write(const mem_fs *fs, mem_node **owner)
+{
+    mem_op *best = NULL;
+    for (mem_node *n = fs->nodes; n; n = n->next)
+        for (mem_op *o = n->ops; o; o = o->next)
+            if (!o->is_trunc && (!best || o->seq > best->seq)) {
+                best = o;
+                if (owner)
+                    *owner = n;
+            }
+    return best;
+}
+
+LOGREP_API logrep_err logrep_storage_crash_last_write(const logrep_storage *s, size_t *len)
+{
+    const mem_fs *fs = as_mem(s, 1);
+    if (!fs || !len)
+        return LOGREP_ERR__INVALID_ARG;
+    mem_op *o = last_write(fs, NULL);
+    if (!o)
+        return LOGREP_ERR__NOENT;
+    *len = o->len;
+    return LOGREP_OK;
+}
+
+LOGREP_API logrep_err logrep_storage_crash_tear_last(logrep_storage *s, size_t keep_bytes)
+{
+    mem_fs *fs = as_mem(s, 1);
+    if (!fs)
+        return LOGREP_ERR__INVALID_ARG;
+    mem_op *last = last_write(fs, NULL);
+    if (!last)
+        return LOGREP_ERR__NOENT;
+    if (keep_bytes < last->len)
+        last->len = keep_bytes;
+    for (mem_node *n = fs->nodes; n; n = n->next)
+        apply_ops_durable(fs, n);
+    settle(fs);
+    return LOGREP_OK;
+}
