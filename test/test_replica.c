@@ -1,0 +1,685 @@
+/* Partition replica state machine (lib/replica/partition.c), driven
+ * directly: three replicas on in-memory storage, a test-side controller
+ * that hands out metadata, and fetches shuttled by hand so each scenario
+ * of replication.md §3 is an exact schedule. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "logrep.h"
+#include "logrep/log.h"
+#include "logrep/storage.h"
+#include "replica/partition.h"
+
+#define N 3
+#define LAG 10000
+
+typedef struct cluster {
+    logrep_storage *st[N + 1];
+    lr_partition *p[N + 1]; /* by node id 1..N */
+    lr_part_meta meta;
+    int64_t now;
+    uint64_t next_token;
+    int rf;
+} cluster;
+
+static logrep_log *open_log(logrep_storage *st)
+{
+    logrep_log *log;
+    cr_assert_eq(logrep_log_open(NULL, st, "t-0", 0, &log), LOGREP_OK);
+    return log;
+}
+
+static void start_node(cluster *c, int id, int min_isr)
+{
+    lr_part_conf pc = {id, min_isr, LAG, 1048588};
+    cr_assert_eq(lr_partition_new(&lr_alloc_default, NULL, &pc, open_log(c->st[id]), &c->p[id]), 0);
+}
+
+static void setup(cluster *c, int rf, int min_isr)
+{
+    memset(c, 0, sizeof *c);
+    c->rf = rf;
+    c->now = 1000;
+    for (int id = 1; id <= rf; id++) {
+        cr_assert_eq(logrep_storage_memory_new(NULL, &c->st[id]), LOGREP_OK);
+        start_node(c, id, min_isr);
+    }
+    c->meta.n_replicas = rf;
+    for (int i = 0; i < rf; i++)
+        c->meta.replicas[i] = i + 1;
+    c->meta.leader_epoch = -1;
+}
+
+static void teardown(cluster *c)
+{
+    for (int id = 1; id <= c->rf; id++) {
+        lr_partition_free(c->p[id], 0);
+        logrep_storage_free(c->st[id]);
+    }
+}
+
+/* The controller elects `leader` with `isr` (0-terminated) in a new epoch
+ * and every live replica learns it. */
+static void elect(cluster *c, int leader, const int *isr)
+{
+    c->meta.leader = leader;
+    c->meta.leader_epoch++;
+    c->meta.partition_epoch++;
+    c->meta.n_isr = 0;
+    for (int i = 0; isr[i]; i++)
+        c->meta.isr[c->meta.n_isr++] = isr[i];
+    for (int id = 1; id <= c->rf; id++)
+        if (c->p[id])
+            cr_assert_eq(lr_partition_apply(c->p[id], &c->meta, c->now), 0);
+}
+
+/* Delivers the current metadata to one replica only. */
+static void tell(cluster *c, int id)
+{
+    cr_assert_eq(lr_partition_apply(c->p[id], &c->meta, c->now), 0);
+}
+
+static void *record_batch(const char *value, int64_t pid, int16_t epoch, int32_t seq, size_t *len)
+{
+    logrep_batch_builder *b;
+    cr_assert_eq(logrep_batch_builder_new(NULL, &b), LOGREP_OK);
+    if (pid >= 0)
+        logrep_batch_builder_set_producer(b, pid, epoch, seq);
+    cr_assert_eq(logrep_batch_builder_add(b, 1700000000000LL, NULL, -1, value, (int32_t)strlen(value), NULL, 0), LOGREP_OK);
+    const uint8_t *out;
+    cr_assert_eq(logrep_batch_builder_finish(b, &out, len), LOGREP_OK);
+    void *copy = malloc(*len);
+    memcpy(copy, out, *len);
+    logrep_batch_builder_free(b);
+    return copy;
+}
+
+static lr_produce_res produce_idem(cluster *c, int id, const char *value, int16_t acks, int64_t pid,
+                                   int16_t epoch, int32_t seq)
+{
+    size_t len;
+    void *buf = record_batch(value, pid, epoch, seq, &len);
+    lr_produce_res r;
+    lr_partition_produce(c->p[id], buf, len, acks, 30000, ++c->next_token, c->now, &r);
+    free(buf);
+    return r;
+}
+
+static lr_produce_res produce(cluster *c, int id, const char *value, int16_t acks)
+{
+    return produce_idem(c, id, value, acks, -1, -1, -1);
+}
+
+/* One fetch round trip from follower `id` to its leader. Returns the
+ * leader's error. */
+static logrep_err replicate(cluster *c, int id)
+{
+    lr_follower_fetch ff;
+    if (lr_partition_follower_fetch(c->p[id], &ff) != 0)
+        return LOGREP_ERR__AGAIN;
+    lr_partition *leader = c->p[ff.leader];
+    cr_assert_not_null(leader);
+    lr_fetch_req req = {id, 100 + id, ff.current_leader_epoch, ff.last_fetched_epoch,
+                        ff.fetch_offset, 1 << 20, 1, 0, NULL};
+    lr_fetch_res res;
+    lr_partition_fetch(leader, &req, c->now, &res);
+    uint8_t *bytes = NULL;
+    if (res.slice.length) {
+        bytes = malloc(res.slice.length);
+        size_t n;
+        logrep_storage *st = c->st[ff.leader];
+        cr_assert_eq(st->read(st->ctx, res.slice.file, res.slice.position, bytes,
+                              (size_t)res.slice.length, &n), LOGREP_OK);
+        cr_assert_eq(n, res.slice.length);
+    }
+    cr_assert_eq(lr_partition_follower_response(c->p[id], &ff, res.error, res.high_watermark,
+                                                res.log_start_offset, res.diverging_epoch,
+                                                res.diverging_end_offset, bytes,
+                                                (size_t)res.slice.length, c->now), 0);
+    free(bytes);
+    return res.error;
+}
+
+/* Replicates until nothing changes. */
+static void settle(cluster *c)
+{
+    for (int round = 0; round < 10; round++)
+        for (int id = 1; id <= c->rf; id++)
+            if (c->p[id])
+                replicate(c, id);
+}
+
+static int64_t leo(cluster *c, int id) { return logrep_log_end_offset(lr_partition_log(c->p[id])); }
+static int64_t hw(cluster *c, int id) { return lr_partition_high_watermark(c->p[id]); }
+
+/* Value of the record at `offset` on replica id (test payloads are text). */
+static char *value_at(cluster *c, int id, int64_t offset)
+{
+    logrep_log *log = lr_partition_log(c->p[id]);
+    logrep_log_slice s;
+    if (logrep_log_read(log, offset, 1 << 20, INT64_MAX, 1, &s) != LOGREP_OK || !s.length)
+        return NULL;
+    uint8_t *buf = malloc(s.length);
+    size_t n;
+    cr_assert_eq(c->st[id]->read(c->st[id]->ctx, s.file, s.position, buf, (size_t)s.length, &n), LOGREP_OK);
+    logrep_batch_reader *r;
+    logrep_batch_reader_new(NULL, &r);
+    size_t pos = 0;
+    char *out = NULL;
+    while (pos < n && !out) {
+        logrep_batch_header h;
+        cr_assert_eq(logrep_batch_reader_open(r, buf + pos, n - pos, &h), LOGREP_OK);
+        logrep_record rec;
+        while (logrep_batch_reader_next(r, &rec) == LOGREP_OK)
+            if (rec.offset == offset) {
+                out = calloc(1, (size_t)rec.value_len + 1);
+                memcpy(out, rec.value, (size_t)rec.value_len);
+            }
+        pos += (size_t)h.batch_length + 12;
+    }
+    logrep_batch_reader_free(r);
+    free(buf);
+    return out;
+}
+
+static void assert_value(cluster *c, int id, int64_t offset, const char *want)
+{
+    char *v = value_at(c, id, offset);
+    cr_assert_not_null(v, "replica %d has no record at %lld", id, (long long)offset);
+    cr_assert_str_eq(v, want, "replica %d offset %lld", id, (long long)offset);
+    free(v);
+}
+
+static void crash(cluster *c, int id)
+{
+    lr_partition_free(c->p[id], 1);
+    c->p[id] = NULL;
+}
+
+static void restart(cluster *c, int id, int min_isr)
+{
+    start_node(c, id, min_isr);
+}
+
+static const int A = 1, B = 2, C = 3;
+
+/* ------------------------------------------------------------------ */
+
+Test(replica, acks_all_waits_for_the_isr)
+{
+    cluster c;
+    setup(&c, 3, 2);
+    elect(&c, A, (int[]){A, B, C, 0});
+    lr_produce_res r = produce(&c, A, "m0", -1);
+    cr_assert_eq(r.error, LOGREP_OK);
+    cr_assert(r.parked);
+    cr_assert_eq(hw(&c, A), 0);
+    lr_produce_res done;
+    cr_assert_eq(lr_partition_next_completion(c.p[A], &done), 0);
+    replicate(&c, B); /* B copies m0 */
+    cr_assert_eq(hw(&c, A), 0, "C has not fetched in this epoch");
+    replicate(&c, C);
+    replicate(&c, B); /* B's next fetch reports LEO 1 */
+    cr_assert_eq(hw(&c, A), 0);
+    replicate(&c, C);
+    cr_assert_eq(hw(&c, A), 1);
+    cr_assert_eq(lr_partition_next_completion(c.p[A], &done), 1);
+    cr_assert_eq(done.error, LOGREP_OK);
+    cr_assert_eq(done.base_offset, 0);
+    cr_assert_eq(done.token, r.token);
+    settle(&c);
+    cr_assert_eq(hw(&c, B), 1);
+    cr_assert_eq(hw(&c, C), 1);
+    assert_value(&c, C, 0, "m0");
+    teardown(&c);
+}
+
+Test(replica, acks_zero_and_one_do_not_wait)
+{
+    cluster c;
+    setup(&c, 3, 2);
+    elect(&c, A, (int[]){A, B, C, 0});
+    lr_produce_res r = produce(&c, A, "x", 1);
+    cr_assert_eq(r.error, LOGREP_OK);
+    cr_assert(!r.parked);
+    cr_assert_eq(r.base_offset, 0);
+    r = produce(&c, A, "y", 0);
+    cr_assert_eq(r.base_offset, 1);
+    r = produce(&c, A, "z", 2);
+    cr_assert_eq(r.error, LOGREP_ERR_INVALID_REQUIRED_ACKS);
+    r = produce(&c, B, "z", 1);
+    cr_assert_eq(r.error, LOGREP_ERR_NOT_LEADER_OR_FOLLOWER);
+    teardown(&c);
+}
+
+Test(replica, not_enough_replicas_before_and_after_append)
+{
+    cluster c;
+    setup(&c, 3, 2);
+    elect(&c, A, (int[]){A, 0});
+    lr_produce_res r = produce(&c, A, "x", -1);
+    cr_assert_eq(r.error, LOGREP_ERR_NOT_ENOUGH_REPLICAS);
+    cr_assert_eq(leo(&c, A), 0, "nothing is appended");
+    /* acks=1 data is appended but the HW is frozen under min ISR. */
+    r = produce(&c, A, "y", 1);
+    cr_assert_eq(r.error, LOGREP_OK);
+    settle(&c);
+    cr_assert_eq(hw(&c, A), 0);
+
+    /* AFTER_APPEND: the ISR shrinks while a write waits; the write is
+     * committed but reported with reduced redundancy. */
+    cluster d;
+    setup(&d, 3, 2);
+    elect(&d, A, (int[]){A, B, C, 0});
+    settle(&d);
+    r = produce(&d, A, "w", -1);
+    cr_assert(r.parked);
+    replicate(&d, B);
+    replicate(&d, B);
+    d.now += LAG + 1;
+    lr_partition_tick(d.p[A], d.now);
+    lr_alter_req alt;
+    cr_assert_eq(lr_partition_take_alter(d.p[A], &alt), 1);
+    cr_assert_eq(alt.n_isr, 2, "C is dropped");
+    lr_partition_alter_done(d.p[A], LOGREP_OK, alt.partition_epoch + 1, alt.isr, alt.n_isr, d.now);
+    lr_produce_res done;
+    cr_assert_eq(lr_partition_next_completion(d.p[A], &done), 1);
+    cr_assert_eq(done.error, LOGREP_OK, "B and A hold it: ISR {A,B} >= 2");
+    teardown(&c);
+    teardown(&d);
+}
+
+Test(replica, produce_times_out)
+{
+    cluster c;
+    setup(&c, 3, 2);
+    elect(&c, A, (int[]){A, B, C, 0});
+    lr_produce_res r = produce(&c, A, "x", -1);
+    cr_assert(r.parked);
+    c.now += 30001;
+    lr_partition_tick(c.p[A], c.now);
+    lr_produce_res done;
+    cr_assert_eq(lr_partition_next_completion(c.p[A], &done), 1);
+    cr_assert_eq(done.error, LOGREP_ERR_REQUEST_TIMED_OUT);
+    teardown(&c);
+}
+
+Test(replica, isr_shrink_then_expand_needs_hw_and_leso)
+{
+    cluster c;
+    setup(&c, 3, 2);
+    elect(&c, A, (int[]){A, B, C, 0});
+    for (int i = 0; i < 5; i++)
+        produce(&c, A, "v", 1);
+    replicate(&c, B);
+    replicate(&c, B);
+    c.now += LAG + 1;
+    replicate(&c, B);
+    lr_partition_tick(c.p[A], c.now);
+    lr_alter_req alt;
+    cr_assert_eq(lr_partition_take_alter(c.p[A], &alt), 1);
+    cr_assert_eq(alt.n_isr, 2);
+    cr_assert_eq(alt.isr[0], A);
+    cr_assert_eq(alt.isr[1], B);
+    /* The controller commits it; metadata comes back with the ISR. */
+    c.meta.partition_epoch++;
+    c.meta.n_isr = 2;
+    c.meta.isr[0] = A;
+    c.meta.isr[1] = B;
+    tell(&c, A);
+    lr_partition_alter_done(c.p[A], LOGREP_OK, c.meta.partition_epoch, alt.isr, alt.n_isr, c.now);
+    cr_assert_eq(hw(&c, A), 5);
+    /* C catches up and is proposed back. */
+    replicate(&c, C);
+    replicate(&c, C);
+    cr_assert_eq(lr_partition_take_alter(c.p[A], &alt), 1);
+    cr_assert_eq(alt.n_isr, 3);
+    cr_assert_eq(alt.broker_epochs[2], 100 + C, "broker epoch from C's fetch");
+    lr_part_status s;
+    lr_partition_status(c.p[A], &s);
+    cr_assert_eq(s.isr_shrinks, 1);
+    cr_assert_eq(s.isr_expands, 1);
+    teardown(&c);
+}
+
+/* S8: a new leader with a stale HW must not let a follower join the ISR
+ * before it reaches the leader epoch start offset. */
+Test(replica, s8_expansion_waits_for_leso)
+{
+    cluster c;
+    setup(&c, 3, 2);
+    elect(&c, A, (int[]){A, B, C, 0});
+    for (int i = 0; i < 10; i++)
+        produce(&c, A, "v", 1);
+    replicate(&c, C); /* C: LEO 10 */
+    /* B copies only 6 batches' worth: stop it by fetching with a limit. */
+    settle(&c);
+    cr_assert_eq(hw(&c, A), 10);
+    for (int i = 0; i < 10; i++)
+        produce(&c, A, "w", 1); /* 10..19 */
+    replicate(&c, B);           /* B: LEO 20, HW 10 */
+    cr_assert_eq(leo(&c, B), 20);
+    cr_assert_eq(hw(&c, B), 10);
+    /* A crashes; B is elected in e2 with stale HW 10 and LESO 20. */
+    crash(&c, A);
+    elect(&c, B, (int[]){B, C, 0});
+    cr_assert_eq(hw(&c, B), 10);
+    /* ListOffsets latest is not available while HW < LESO (S24). */
+    int64_t off, ts;
+    int32_t ep;
+    cr_assert_eq(lr_partition_list_offsets(c.p[B], -1, LOGREP_OFFSET_LATEST, 0, &off, &ts, &ep),
+                 LOGREP_ERR_OFFSET_NOT_AVAILABLE);
+    /* A consumer fetch between HW and LEO is empty, not out of range. */
+    lr_fetch_req creq = {-1, -1, -1, -1, 15, 1 << 20, 1, 0, NULL};
+    lr_fetch_res cres;
+    cr_assert_eq(lr_partition_fetch(c.p[B], &creq, c.now, &cres), LOGREP_OK);
+    cr_assert_eq(cres.slice.length, 0u);
+    replicate(&c, C);
+    replicate(&c, C);
+    cr_assert_eq(hw(&c, B), 20);
+    cr_assert_eq(lr_partition_list_offsets(c.p[B], -1, LOGREP_OFFSET_LATEST, 0, &off, &ts, &ep),
+                 LOGREP_OK);
+    cr_assert_eq(off, 20);
+    cr_assert_eq(ep, 1, "the batch before offset 20 was written in epoch 1");
+    restart(&c, A, 2);
+    tell(&c, A);
+    replicate(&c, A);
+    replicate(&c, A);
+    lr_alter_req alt;
+    cr_assert_eq(lr_partition_take_alter(c.p[B], &alt), 1);
+    cr_assert_eq(alt.n_isr, 3);
+    teardown(&c);
+}
+
+/* S1: acks=1 writes on a leader that dies before replication are
+ * truncated when it rejoins as a follower. */
+Test(replica, s1_acks1_leader_loss)
+{
+    cluster c;
+    setup(&c, 3, 2);
+    elect(&c, A, (int[]){A, B, C, 0});
+    for (int i = 0; i < 5; i++)
+        produce(&c, A, "old", -1);
+    settle(&c);
+    cr_assert_eq(hw(&c, A), 5);
+    for (int i = 0; i < 3; i++)
+        produce(&c, A, "lost", 1);
+    cr_assert_eq(leo(&c, A), 8);
+    crash(&c, A);
+    elect(&c, B, (int[]){B, C, 0});
+    produce(&c, B, "new0", 1);
+    produce(&c, B, "new1", 1);
+    restart(&c, A, 2);
+    tell(&c, A);
+    settle(&c);
+    cr_assert_eq(leo(&c, A), 7);
+    assert_value(&c, A, 5, "new0");
+    assert_value(&c, A, 6, "new1");
+    assert_value(&c, C, 6, "new1");
+    cr_assert_eq(hw(&c, A), 7);
+    teardown(&c);
+}
+
+/* S4: fast failover; B holds y@10(e2) that nobody else has; C leads e3 and
+ * must answer (e1, 11)... here offsets are scaled down. */
+Test(replica, s4_fast_failover_truncates_in_one_round)
+{
+    cluster c;
+    setup(&c, 3, 1);
+    elect(&c, A, (int[]){A, B, C, 0}); /* e0 */
+    for (int i = 0; i < 3; i++)
+        produce(&c, A, "base", -1);
+    settle(&c);
+    produce(&c, A, "x", 1); /* x@3(e0) */
+    replicate(&c, C);       /* C has x */
+    crash(&c, A);
+    elect(&c, B, (int[]){B, C, 0}); /* e1: B has no x */
+    produce(&c, B, "y", 1);        /* y@3(e1), nobody fetches */
+    crash(&c, B);
+    elect(&c, C, (int[]){C, 0}); /* e2: C has x@3, cache (e2, 4) */
+    produce(&c, C, "z", 1);     /* z@4(e2) */
+    restart(&c, B, 1);
+    tell(&c, B);
+    settle(&c);
+    assert_value(&c, B, 3, "x");
+    assert_value(&c, B, 4, "z");
+    cr_assert_eq(leo(&c, B), 5);
+    teardown(&c);
+}
+
+/* S5: alternating unclean elections need two rounds of truncation. */
+Test(replica, s5_alternating_unclean_elections)
+{
+    cluster c;
+    setup(&c, 2, 1);
+    elect(&c, A, (int[]){A, B, 0}); /* e0 */
+    produce(&c, A, "m0", -1);
+    settle(&c);
+    crash(&c, A);
+    elect(&c, B, (int[]){B, 0}); /* e1 */
+    produce(&c, B, "b1", 1);    /* b1@1 */
+    crash(&c, B);
+    restart(&c, A, 1);
+    elect(&c, A, (int[]){A, 0}); /* e2, unclean */
+    produce(&c, A, "a1", 1);
+    produce(&c, A, "a2", 1);
+    produce(&c, A, "a3", 1); /* a1..a3@1-3 */
+    crash(&c, A);
+    restart(&c, B, 1);
+    elect(&c, B, (int[]){B, 0}); /* e3 */
+    produce(&c, B, "b2", 1);    /* b2@2 */
+    crash(&c, B);
+    restart(&c, A, 1);
+    elect(&c, A, (int[]){A, 0}); /* e4 */
+    produce(&c, A, "a4", 1);
+    produce(&c, A, "a5", 1); /* a4 a5@4-5 */
+    restart(&c, B, 1);
+    tell(&c, B);
+    settle(&c);
+    cr_assert_eq(leo(&c, B), 6);
+    const char *want[] = {"m0", "a1", "a2", "a3", "a4", "a5"};
+    for (int o = 0; o < 6; o++) {
+        assert_value(&c, A, o, want[o]);
+        assert_value(&c, B, o, want[o]);
+    }
+    teardown(&c);
+}
+
+/* S6: C missed epoch e1 while A stayed its leader's id; on e2 with the
+ * same leader A it must still reconcile. */
+Test(replica, s6_missed_epoch_with_unchanged_leader)
+{
+    cluster c;
+    setup(&c, 3, 1);
+    elect(&c, A, (int[]){A, B, C, 0}); /* e0 */
+    for (int i = 0; i < 2; i++)
+        produce(&c, A, "base", -1);
+    settle(&c);
+    produce(&c, A, "x", 1); /* x@2(e0) */
+    replicate(&c, C);       /* C has x */
+    crash(&c, A);
+    /* e1: B leads, C never hears of it. */
+    c.meta.leader = B;
+    c.meta.leader_epoch++;
+    c.meta.partition_epoch++;
+    c.meta.n_isr = 2;
+    c.meta.isr[0] = B;
+    c.meta.isr[1] = A;
+    tell(&c, B);
+    produce(&c, B, "y", 1); /* y@2(e1) */
+    restart(&c, A, 1);
+    tell(&c, A);
+    settle(&c);
+    assert_value(&c, A, 2, "y");
+    /* e2: A leads again; C hears only this. */
+    elect(&c, A, (int[]){A, B, C, 0});
+    settle(&c);
+    assert_value(&c, C, 2, "y");
+    cr_assert_eq(leo(&c, C), leo(&c, A));
+    teardown(&c);
+}
+
+/* S9: while an expansion is in flight the HW waits for the new member. */
+Test(replica, s9_maximal_isr_holds_hw)
+{
+    cluster c;
+    setup(&c, 3, 1);
+    elect(&c, A, (int[]){A, B, 0});
+    replicate(&c, C); /* C at LEO 0 == HW 0 == LESO 0: proposed */
+    lr_alter_req alt;
+    cr_assert_eq(lr_partition_take_alter(c.p[A], &alt), 1);
+    cr_assert_eq(alt.n_isr, 3);
+    for (int i = 0; i < 10; i++)
+        produce(&c, A, "v", 1);
+    replicate(&c, B);
+    replicate(&c, B);
+    cr_assert_eq(hw(&c, A), 0, "C is in the maximal ISR");
+    replicate(&c, C);
+    replicate(&c, C);
+    cr_assert_eq(hw(&c, A), 10);
+    teardown(&c);
+}
+
+/* S20a: a replayed fetch response after truncation is dropped. */
+Test(replica, s20_stale_fetch_response_is_dropped)
+{
+    cluster c;
+    setup(&c, 2, 1);
+    elect(&c, A, (int[]){A, B, 0});
+    produce(&c, A, "a", 1);
+    lr_follower_fetch ff;
+    cr_assert_eq(lr_partition_follower_fetch(c.p[B], &ff), 0);
+    lr_fetch_req req = {B, 7, ff.current_leader_epoch, ff.last_fetched_epoch, ff.fetch_offset,
+                        1 << 20, 1, 0, NULL};
+    lr_fetch_res res;
+    lr_partition_fetch(c.p[A], &req, c.now, &res);
+    uint8_t buf[4096];
+    size_t n;
+    c.st[A]->read(c.st[A]->ctx, res.slice.file, res.slice.position, buf, (size_t)res.slice.length, &n);
+    cr_assert_eq(lr_partition_follower_response(c.p[B], &ff, LOGREP_OK, res.high_watermark,
+                                                res.log_start_offset, -1, -1, buf, n, c.now), 0);
+    cr_assert_eq(leo(&c, B), 1);
+    /* The same response again: fetch offset is no longer the LEO. */
+    cr_assert_eq(lr_partition_follower_response(c.p[B], &ff, LOGREP_OK, res.high_watermark,
+                                                res.log_start_offset, -1, -1, buf, n, c.now), 0);
+    cr_assert_eq(leo(&c, B), 1);
+    /* A response from an older epoch is ignored too. */
+    elect(&c, A, (int[]){A, B, 0});
+    cr_assert_eq(lr_partition_follower_response(c.p[B], &ff, LOGREP_OK, res.high_watermark,
+                                                res.log_start_offset, -1, -1, buf, n, c.now), 0);
+    cr_assert_eq(leo(&c, B), 1);
+    teardown(&c);
+}
+
+Test(replica, epoch_fencing_of_requests)
+{
+    cluster c;
+    setup(&c, 2, 1);
+    elect(&c, A, (int[]){A, B, 0});
+    elect(&c, A, (int[]){A, B, 0}); /* epoch 1 */
+    lr_fetch_req req = {-1, -1, 0, -1, 0, 1 << 20, 1, 0, NULL};
+    lr_fetch_res res;
+    cr_assert_eq(lr_partition_fetch(c.p[A], &req, c.now, &res), LOGREP_ERR_FENCED_LEADER_EPOCH);
+    req.current_leader_epoch = 5;
+    cr_assert_eq(lr_partition_fetch(c.p[A], &req, c.now, &res), LOGREP_ERR_UNKNOWN_LEADER_EPOCH);
+    int32_t e;
+    int64_t o;
+    cr_assert_eq(lr_partition_epoch_end(c.p[A], 0, 1, &e, &o), LOGREP_ERR_FENCED_LEADER_EPOCH);
+    cr_assert_eq(lr_partition_epoch_end(c.p[B], 1, 1, &e, &o), LOGREP_ERR_NOT_LEADER_OR_FOLLOWER);
+    cr_assert_eq(lr_partition_epoch_end(c.p[A], 1, 1, &e, &o), LOGREP_OK);
+    cr_assert_eq(e, 1);
+    cr_assert_eq(o, 0);
+    /* Stale metadata (lower partition epoch) is ignored. */
+    lr_part_meta old = c.meta;
+    old.partition_epoch = 0;
+    old.leader_epoch = 0;
+    old.leader = B;
+    cr_assert_eq(lr_partition_apply(c.p[A], &old, c.now), 0);
+    cr_assert_eq(lr_partition_role(c.p[A]), LR_ROLE_LEADER);
+    teardown(&c);
+}
+
+Test(replica, idempotent_producer_dedup_and_sequence_checks)
+{
+    cluster c;
+    setup(&c, 3, 2);
+    elect(&c, A, (int[]){A, B, C, 0});
+    lr_produce_res r = produce_idem(&c, A, "s0", 1, 77, 0, 0);
+    cr_assert_eq(r.error, LOGREP_OK);
+    cr_assert_eq(r.base_offset, 0);
+    r = produce_idem(&c, A, "s1", 1, 77, 0, 1);
+    cr_assert_eq(r.base_offset, 1);
+    /* A retry of s0 is acknowledged with its original offset. */
+    r = produce_idem(&c, A, "s0", 1, 77, 0, 0);
+    cr_assert_eq(r.error, LOGREP_OK);
+    cr_assert_eq(r.base_offset, 0);
+    cr_assert_eq(leo(&c, A), 2, "not written again");
+    r = produce_idem(&c, A, "gap", 1, 77, 0, 5);
+    cr_assert_eq(r.error, LOGREP_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER);
+    r = produce_idem(&c, A, "bump", 1, 77, 1, 3);
+    cr_assert_eq(r.error, LOGREP_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER, "a new epoch starts at 0");
+    r = produce_idem(&c, A, "bump", 1, 77, 1, 0);
+    cr_assert_eq(r.error, LOGREP_OK);
+    r = produce_idem(&c, A, "old", 1, 77, 0, 2);
+    cr_assert_eq(r.error, LOGREP_ERR_INVALID_PRODUCER_EPOCH);
+    /* Followers rebuild the state: after failover the retry is still a
+     * duplicate. */
+    settle(&c);
+    crash(&c, A);
+    elect(&c, B, (int[]){B, C, 0});
+    r = produce_idem(&c, B, "bump", 1, 77, 1, 0);
+    cr_assert_eq(r.error, LOGREP_OK);
+    cr_assert_eq(r.base_offset, 2);
+    cr_assert_eq(leo(&c, B), 3);
+    teardown(&c);
+}
+
+/* S25: a consumer reading from a lagging follower (KIP-392). */
+Test(replica, s25_follower_fetching)
+{
+    cluster c;
+    setup(&c, 3, 1);
+    const char *racks[] = {"r1", "r2", "r3"};
+    for (int i = 0; i < 3; i++)
+        c.meta.racks[i] = racks[i];
+    elect(&c, A, (int[]){A, B, C, 0});
+    for (int i = 0; i < 8; i++)
+        produce(&c, A, "v", 1);
+    settle(&c);
+    for (int i = 0; i < 4; i++)
+        produce(&c, A, "w", 1);
+    replicate(&c, B); /* B: LEO 12 but HW still 8 */
+    cr_assert_eq(hw(&c, B), 8);
+    /* The leader points a consumer in rack r2 at B. */
+    lr_fetch_req req = {-1, -1, -1, -1, 2, 1 << 20, 1, 0, "r2"};
+    lr_fetch_res res;
+    cr_assert_eq(lr_partition_fetch(c.p[A], &req, c.now, &res), LOGREP_OK);
+    cr_assert_eq(res.preferred_read_replica, B);
+    cr_assert_eq(res.slice.length, 0u);
+    /* B serves up to its own HW. */
+    req.client_rack = NULL;
+    cr_assert_eq(lr_partition_fetch(c.p[B], &req, c.now, &res), LOGREP_OK);
+    cr_assert_gt(res.slice.length, 0u);
+    cr_assert_eq(res.slice.next_offset, 8);
+    req.fetch_offset = 10; /* in [HW, LEO]: empty */
+    cr_assert_eq(lr_partition_fetch(c.p[B], &req, c.now, &res), LOGREP_OK);
+    cr_assert_eq(res.slice.length, 0u);
+    req.fetch_offset = 13; /* beyond its LEO */
+    cr_assert_eq(lr_partition_fetch(c.p[B], &req, c.now, &res), LOGREP_ERR_OFFSET_OUT_OF_RANGE);
+    teardown(&c);
+}
+
+Test(replica, hw_ignores_isr_bug_is_detectable)
+{
+    /* The fault switch used to prove the simulator's checker is not
+     * vacuous changes behaviour here: HW jumps to the leader's LEO. */
+    cluster c;
+    setup(&c, 3, 2);
+    elect(&c, A, (int[]){A, B, C, 0});
+    lr_partition_set_bug(c.p[A], LR_BUG_HW_IGNORES_ISR);
+    produce(&c, A, "x", -1);
+    cr_assert_eq(hw(&c, A), 1);
+    teardown(&c);
+}
