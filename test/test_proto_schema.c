@@ -1,0 +1,98 @@
+/* Consistency of the schema tables: the properties the codec relies on and
+ * a table edit could break. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "proto/schema.h"
+
+typedef struct walk {
+    const lr_papi *api;
+    int fields, tagged;
+} walk;
+
+static void check_struct(walk *w, const lr_pstruct *s, int depth)
+{
+    cr_assert_lt(depth, 8, "%s: schema nesting too deep", s->name);
+    for (unsigned i = 0; i < s->nfields; i++) {
+        const lr_pfield *f = &s->fields[i];
+        w->fields++;
+        cr_assert_not_null(f->name);
+        cr_assert(f->type >= LOGREP_FT_BOOL && f->type <= LOGREP_FT_ARRAY, "%s.%s", s->name,
+                  f->name);
+        cr_assert_leq(f->v0, f->v1, "%s.%s versions", s->name, f->name);
+        if (f->n0 >= 0)
+            cr_assert(f->n0 <= f->n1, "%s.%s nullable range", s->name, f->name);
+        if (f->flags & LR_PF_DEFNULL)
+            cr_assert_geq(f->n0, 0, "%s.%s defaults to null but is never nullable", s->name,
+                          f->name);
+        if (f->t0 >= 0) {
+            w->tagged++;
+            cr_assert_geq(f->t0, w->api->flex, "%s.%s tagged before flexible", s->name, f->name);
+            cr_assert_geq(f->tag, 0);
+            for (unsigned j = 0; j < i; j++)
+                cr_assert(s->fields[j].t0 < 0 || s->fields[j].tag != f->tag,
+                          "%s: tag %d used twice", s->name, (int)f->tag);
+        }
+        for (unsigned j = 0; j < i; j++)
+            cr_assert(strcmp(s->fields[j].name, f->name) != 0, "%s.%s twice", s->name, f->name);
+        int st = f->type == LOGREP_FT_STRUCT ||
+                 (f->type == LOGREP_FT_ARRAY && f->elem == LOGREP_FT_STRUCT);
+        cr_assert_eq(st, f->sub != NULL, "%s.%s sub-struct", s->name, f->name);
+        if (f->type == LOGREP_FT_ARRAY)
+            cr_assert(f->elem >= LOGREP_FT_BOOL && f->elem <= LOGREP_FT_STRUCT);
+        if (f->sub)
+            check_struct(w, f->sub, depth + 1);
+    }
+}
+
+Test(proto_schema, tables_are_consistent)
+{
+    int fields = 0, tagged = 0;
+    for (size_t i = 0; i < lr_proto_api_count; i++) {
+        const lr_papi *a = &lr_proto_apis[i];
+        cr_assert_leq(a->min, a->max, "%s", a->name);
+        cr_assert_eq(lr_proto_api_find(a->key), a);
+        cr_assert_eq(lr_proto_ranges[i].api_key, a->key);
+        cr_assert_eq(lr_proto_ranges[i].min_version, a->min);
+        cr_assert_eq(lr_proto_ranges[i].max_version, a->max);
+        cr_assert_eq(lr_proto_ranges[i].flexible_version, a->flex);
+        walk w = {a, 0, 0};
+        check_struct(&w, a->req, 0);
+        check_struct(&w, a->resp, 0);
+        fields += w.fields;
+        tagged += w.tagged;
+    }
+    cr_assert_gt(fields, 600, "%d fields", fields);
+    cr_assert_gt(tagged, 20);
+}
+
+/* Spot checks of layouts the clients depend on (protocol.md section 4). */
+static const lr_pfield *find(const lr_pstruct *s, const char *name)
+{
+    for (unsigned i = 0; i < s->nfields; i++)
+        if (strcmp(s->fields[i].name, name) == 0)
+            return &s->fields[i];
+    return NULL;
+}
+
+Test(proto_schema, spot_checks)
+{
+    const lr_papi *fetch = lr_proto_api_find(1);
+    const lr_pfield *f = find(fetch->req, "ReplicaId");
+    cr_assert(f && f->v0 == 0 && f->v1 == 14);
+    f = find(fetch->req, "ReplicaState");
+    cr_assert(f && f->t0 == 15 && f->tag == 1);
+    f = find(fetch->req, "MaxBytes");
+    cr_assert(f && f->v0 == 3 && f->def == INT32_MAX);
+    const lr_papi *md = lr_proto_api_find(3);
+    f = find(md->req, "Topics");
+    cr_assert(f && f->n0 == 1);
+    f = find(md->resp, "ControllerId");
+    cr_assert(f && f->v0 == 1 && f->def == -1);
+    const lr_papi *prod = lr_proto_api_find(0);
+    f = find(prod->req, "TransactionalId");
+    cr_assert(f && f->v0 == 3 && f->n0 == 3);
+    cr_assert_eq(lr_proto_api_find(18)->flex, 3);
+    cr_assert_eq(lr_proto_api_find(22)->flex, 2);
+    cr_assert_eq(lr_proto_api_find(9)->flex, 6);
+}
