@@ -397,7 +397,7 @@ static int golden_dir(const char *sub, int is_resp)
     snprintf(dir, sizeof dir, "%s/test/vectors/%s", LOGREP_SRCDIR, sub);
     DIR *d = opendir(dir);
     if (!d)
-        return 0;
+        return -1;
     logrep_msg *m = new_msg();
     int files = 0;
     struct dirent *e;
@@ -442,12 +442,14 @@ static int golden_dir(const char *sub, int is_resp)
 Test(proto, golden_client_requests_in_vectors_dir)
 {
     int n = golden_dir("requests", 0);
+    cr_assert_neq(n, 0, "test/vectors/requests holds no frames");
     cr_log_info("%d request frames decoded and re-encoded", n);
 }
 
 Test(proto, golden_responses_in_vectors_dir)
 {
     int n = golden_dir("responses", 1);
+    cr_assert_neq(n, 0, "test/vectors/responses holds no frames");
     cr_log_info("%d response frames decoded and re-encoded", n);
 }
 
@@ -808,4 +810,66 @@ Test(proto, encode_rejects_values_the_version_cannot_carry)
     cr_assert_eq(logrep_node_set_int(logrep_msg_root(m), 0, 1), LOGREP_ERR__INVALID_ARG);
     cr_assert_eq(logrep_node_set_int(logrep_msg_root(m), 99, 1), LOGREP_ERR__INVALID_ARG);
     logrep_msg_free(m);
+}
+
+/* ------------------------------------------------------------ replication */
+
+Test(proto, follower_fetch_tagged_structs)
+{
+    logrep_msg *m = new_msg(), *d = new_msg();
+    /* Fetch v15: the replica id moves into tagged ReplicaState. */
+    cr_assert_eq(logrep_msg_init_request(m, LOGREP_API_FETCH, 15, 1, "broker-2"), LOGREP_OK);
+    logrep_node *root = logrep_msg_root(m), *rs;
+    int rid = logrep_node_field(root, "ReplicaId"), rst = logrep_node_field(root, "ReplicaState");
+    cr_assert_eq(logrep_node_has(root, rid), 0);
+    cr_assert_eq(logrep_node_set_struct(root, rst, &rs), LOGREP_OK);
+    cr_assert_eq(logrep_node_set_int(rs, logrep_node_field(rs, "ReplicaId"), 2), LOGREP_OK);
+    cr_assert_eq(logrep_node_set_int(rs, logrep_node_field(rs, "ReplicaEpoch"), 7), LOGREP_OK);
+    const uint8_t *out;
+    size_t n;
+    cr_assert_eq(logrep_msg_encode_flat(m, &out, &n), LOGREP_OK);
+    /* body ends: tag count 1, tag 1, size 13 (int32 + int64 + empty tags) */
+    cr_assert_eq(out[n - 16], 1);
+    cr_assert_eq(out[n - 15], 1);
+    cr_assert_eq(out[n - 14], 13);
+    uint8_t *copy = malloc(n);
+    memcpy(copy, out, n);
+    cr_assert_eq(logrep_msg_decode_request(d, copy, n), LOGREP_OK, "%s", logrep_msg_errmsg(d));
+    root = logrep_msg_root(d);
+    cr_assert(logrep_node_tag_present(root, rst));
+    rs = logrep_node_struct(root, rst);
+    cr_assert_eq(logrep_node_int(rs, logrep_node_field(rs, "ReplicaEpoch")), 7);
+    free(copy);
+
+    /* Fetch v12 response: DivergingEpoch on one partition only. */
+    cr_assert_eq(logrep_msg_init_response(m, LOGREP_API_FETCH, 12, 1), LOGREP_OK);
+    root = logrep_msg_root(m);
+    int resp = logrep_node_field(root, "Responses");
+    cr_assert_eq(logrep_node_set_count(root, resp, 1), LOGREP_OK);
+    logrep_node *t = logrep_node_elem(root, resp, 0);
+    int parts = logrep_node_field(t, "Partitions");
+    cr_assert_eq(logrep_node_set_count(t, parts, 2), LOGREP_OK);
+    logrep_node *p0 = logrep_node_elem(t, parts, 0), *de;
+    int div = logrep_node_field(p0, "DivergingEpoch");
+    cr_assert_eq(logrep_node_set_struct(p0, div, &de), LOGREP_OK);
+    cr_assert_eq(logrep_node_set_int(de, logrep_node_field(de, "Epoch"), 3), LOGREP_OK);
+    cr_assert_eq(logrep_node_set_int(de, logrep_node_field(de, "EndOffset"), 100), LOGREP_OK);
+    cr_assert_eq(logrep_msg_encode_flat(m, &out, &n), LOGREP_OK);
+    copy = malloc(n);
+    memcpy(copy, out, n);
+    cr_assert_eq(logrep_msg_decode_response(d, LOGREP_API_FETCH, 12, copy, n), LOGREP_OK);
+    t = logrep_node_elem(logrep_msg_root(d), resp, 0);
+    p0 = logrep_node_elem(t, parts, 0);
+    logrep_node *p1 = logrep_node_elem(t, parts, 1);
+    cr_assert(logrep_node_tag_present(p0, div));
+    cr_assert_not(logrep_node_tag_present(p1, div));
+    de = logrep_node_struct(p0, div);
+    cr_assert_eq(logrep_node_int(de, logrep_node_field(de, "EndOffset")), 100);
+    de = logrep_node_struct(p1, div);
+    cr_assert_eq(logrep_node_int(de, logrep_node_field(de, "Epoch")), -1, "schema default");
+    /* Reading the absent struct does not make it present on re-encode. */
+    same_bytes(d, copy, n);
+    free(copy);
+    logrep_msg_free(m);
+    logrep_msg_free(d);
 }

@@ -1,6 +1,8 @@
 /* Header schemas and API lookup. */
 #include "proto/schema.h"
 
+#define X LR_PV_INF
+
 /* Request header v0-v2: v1 adds ClientId, v2 the tagged-field section.
  * ClientId stays a non-compact string even in v2. */
 static const lr_pfield request_header_f[] = {

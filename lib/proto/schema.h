@@ -49,8 +49,8 @@ typedef struct lr_papi {
 } lr_papi;
 
 /* Compact table rows: name, type, element type, versions, nullable
- * versions, tagged-from, tag, default, flags, sub-struct. X = open end. */
-#define X LR_PV_INF
+ * versions, tagged-from, tag, default, flags, sub-struct. Table files
+ * define X as LR_PV_INF for open ends. */
 #define LR_F(name, type, elem, v0, v1, n0, n1, t0, tag, def, flags, sub) \
     { name, LOGREP_FT_##type, elem, v0, v1, n0, n1, t0, flags, tag, def, sub }
 

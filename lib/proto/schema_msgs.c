@@ -3,6 +3,11 @@
  * Apache Kafka's message definitions; see schema.h for the row format. */
 #include "proto/schema.h"
 
+#define X LR_PV_INF
+
+/* LR_F(name, type, element type, versions, nullable versions, tagged from,
+ *      tag, default, flags, sub-struct) */
+
 /* ApiVersions request */
 static const lr_pfield s_api_versions_req_api_versions_request_f[] = {
     LR_F("ClientSoftwareName", STRING, 0, 3, X, -1, -1, -1, -1, 0, 0, NULL),
