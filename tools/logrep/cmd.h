@@ -14,4 +14,10 @@ int cmd_dump(int argc, char **argv);
 /* Dumps a partition directory: argv[0] "dump", options, then the directory. */
 int cmd_dump_dir(int argc, char **argv) __attribute__((weak));
 
+/* partition.c: partition directories. */
+int cmd_append(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
+int cmd_offsets(int argc, char **argv);
+
 #endif

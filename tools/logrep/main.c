@@ -6,6 +6,10 @@
 #include "logrep.h"
 
 static const tool_cmd commands[] = {
+    {"append", cmd_append, "append [--segment-bytes N] [--epoch E] DIR FILE...   append batches as a leader"},
+    {"verify", cmd_verify, "verify DIR   check every segment, index and checkpoint (exit 1 if inconsistent)"},
+    {"recover", cmd_recover, "recover DIR   run crash recovery and report what was cut and rebuilt"},
+    {"offsets", cmd_offsets, "offsets DIR [--time MS]   log start and end offsets, or the offset for a time"},
     {"dump", cmd_dump, "dump [--print-data-log] FILE|DIR...   print record batches like kafka-dump-log"},
 };
 

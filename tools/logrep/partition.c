@@ -1,0 +1,483 @@
+/* Partition-directory commands: append, verify, recover, offsets, and
+ * `dump DIR`. They go through the library's log and POSIX storage, except
+ * verify, which reads the files itself so that it never changes them. */
+#define _DEFAULT_SOURCE
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "logrep.h"
+#include "logrep/log.h"
+#include "logrep/storage.h"
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *buf = malloc(cap);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            uint8_t *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static int64_t be64(const uint8_t *p)
+{
+    return (int64_t)((uint64_t)be32(p) << 32 | be32(p + 4));
+}
+
+static void print_log(void *ctx, int level, const char *subsys, const char *msg, size_t len)
+{
+    (void)ctx;
+    (void)subsys;
+    fprintf(stderr, "%s: %.*s\n", level <= LOGREP_LOG_WARN ? "warning" : "info", (int)len, msg);
+}
+
+/* Opens the partition with the POSIX storage; 0 or an exit status. */
+static int open_log(const char *dir, logrep_conf *conf, logrep_storage **st, logrep_log **log)
+{
+    if (logrep_storage_posix_new(conf, st)) {
+        fprintf(stderr, "logrep: out of memory\n");
+        return 2;
+    }
+    logrep_conf_set_log(conf, print_log, NULL, LOGREP_LOG_INFO);
+    logrep_err err = logrep_log_open(conf, *st, dir, 0, log);
+    if (err) {
+        fprintf(stderr, "logrep: %s: %s (%s)\n", dir, logrep_err_str(err), logrep_err_name(err));
+        logrep_storage_free(*st);
+        return err == LOGREP_ERR__CORRUPT ? 1 : 2;
+    }
+    return 0;
+}
+
+static int close_log(logrep_log *log, logrep_storage *st, logrep_conf *conf, int rc)
+{
+    logrep_err err = logrep_log_close(log);
+    if (err) {
+        fprintf(stderr, "logrep: close: %s\n", logrep_err_name(err));
+        if (!rc)
+            rc = 2;
+    }
+    logrep_storage_free(st);
+    logrep_conf_free(conf);
+    return rc;
+}
+
+int cmd_append(int argc, char **argv)
+{
+    logrep_conf *conf = logrep_conf_new();
+    int32_t epoch = 0;
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (strcmp(argv[i], "--segment-bytes") == 0 && i + 1 < argc) {
+            char err[128];
+            if (logrep_conf_set(conf, "segment.bytes", argv[++i], err, sizeof err)) {
+                fprintf(stderr, "logrep append: %s\n", err);
+                logrep_conf_free(conf);
+                return 2;
+            }
+        } else if (strcmp(argv[i], "--epoch") == 0 && i + 1 < argc) {
+            epoch = (int32_t)strtol(argv[++i], NULL, 10);
+        } else {
+            break;
+        }
+    }
+    if (argc - i < 2 || epoch < 0) {
+        fprintf(stderr, "usage: logrep append [--segment-bytes N] [--epoch E] DIR FILE...\n");
+        logrep_conf_free(conf);
+        return 2;
+    }
+    logrep_storage *st;
+    logrep_log *log;
+    int rc = open_log(argv[i], conf, &st, &log);
+    if (rc) {
+        logrep_conf_free(conf);
+        return rc;
+    }
+    if (logrep_log_latest_epoch(log) < epoch)
+        logrep_log_epoch_assign(log, epoch, logrep_log_end_offset(log));
+    for (int f = i + 1; f < argc && !rc; f++) {
+        size_t len;
+        uint8_t *buf = slurp(argv[f], &len);
+        if (!buf) {
+            perror(argv[f]);
+            rc = 2;
+            break;
+        }
+        size_t pos = 0;
+        while (pos < len) {
+            size_t size;
+            logrep_err err = logrep_batch_verify(buf + pos, len - pos, &size);
+            if (err) {
+                fprintf(stderr, "%s: position %zu: %s\n", argv[f], pos, logrep_err_str(err));
+                rc = 1;
+                break;
+            }
+            logrep_log_append_info info;
+            err = logrep_log_append_leader(log, buf + pos, size, epoch, 0, &info);
+            if (err) {
+                fprintf(stderr, "%s: position %zu: append: %s\n", argv[f], pos,
+                        logrep_err_name(err));
+                rc = 1;
+                break;
+            }
+            printf("%s: batch at position %zu: base offset %" PRId64 ", %d records\n", argv[f],
+                   pos, info.first_offset, info.records);
+            pos += size;
+        }
+        free(buf);
+    }
+    return close_log(log, st, conf, rc);
+}
+
+int cmd_recover(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: logrep recover DIR\n");
+        return 2;
+    }
+    logrep_conf *conf = logrep_conf_new();
+    logrep_storage *st;
+    logrep_log *log;
+    int rc = open_log(argv[1], conf, &st, &log);
+    if (rc) {
+        logrep_conf_free(conf);
+        return rc;
+    }
+    const logrep_log_recovery *r = logrep_log_recovery_info(log);
+    printf("recovery point %" PRId64 "\n", r->recovery_point);
+    printf("segments recovered %d, indexes rebuilt %d, segments deleted %d\n",
+           r->segments_recovered, r->indexes_rebuilt, r->segments_deleted);
+    printf("bytes truncated %" PRId64 ", epoch entries removed %d, stray files removed %d\n",
+           r->bytes_truncated, r->epoch_entries_removed, r->files_removed);
+    printf("log start offset %" PRId64 ", log end offset %" PRId64 "\n", r->log_start_offset,
+           r->log_end_offset);
+    return close_log(log, st, conf, 0);
+}
+
+int cmd_offsets(int argc, char **argv)
+{
+    const char *dir = NULL;
+    int64_t ts = 0;
+    int by_time = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--time") == 0 && i + 1 < argc) {
+            ts = strtoll(argv[++i], NULL, 10);
+            by_time = 1;
+        } else if (!dir) {
+            dir = argv[i];
+        } else {
+            dir = NULL;
+            break;
+        }
+    }
+    if (!dir) {
+        fprintf(stderr, "usage: logrep offsets DIR [--time MS]\n");
+        return 2;
+    }
+    logrep_conf *conf = logrep_conf_new();
+    logrep_storage *st;
+    logrep_log *log;
+    int rc = open_log(dir, conf, &st, &log);
+    if (rc) {
+        logrep_conf_free(conf);
+        return rc;
+    }
+    if (by_time) {
+        int64_t off, found;
+        logrep_err err = logrep_log_offset_for_time(log, ts, &off, &found);
+        if (err == LOGREP_ERR__NOENT)
+            printf("offset -1\n");
+        else if (err)
+            fprintf(stderr, "logrep offsets: %s\n", logrep_err_name(err)), rc = 1;
+        else
+            printf("offset %" PRId64 " timestamp %" PRId64 "\n", off, found);
+    } else {
+        printf("log start offset %" PRId64 "\nlog end offset %" PRId64 "\n",
+               logrep_log_start_offset(log), logrep_log_end_offset(log));
+    }
+    return close_log(log, st, conf, rc);
+}
+
+/* ---- directory listing shared by verify and dump ---- */
+
+typedef struct seglist {
+    int64_t *base;
+    size_t n;
+} seglist;
+
+static int cmp64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int list_segments(const char *dir, seglist *out)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        perror(dir);
+        return 2;
+    }
+    out->base = NULL;
+    out->n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l != 24 || strcmp(e->d_name + 20, ".log") != 0 ||
+            strspn(e->d_name, "0123456789") != 20)
+            continue;
+        int64_t *nb = realloc(out->base, sizeof *nb * (out->n + 1));
+        if (!nb)
+            break;
+        out->base = nb;
+        out->base[out->n++] = strtoll(e->d_name, NULL, 10);
+    }
+    closedir(d);
+    qsort(out->base, out->n, sizeof *out->base, cmp64);
+    return 0;
+}
+
+static void seg_path(char *buf, size_t size, const char *dir, int64_t base, const char *sfx)
+{
+    snprintf(buf, size, "%s/%020" PRId64 "%s", dir, base, sfx);
+}
+
+/* ---- verify ---- */
+
+typedef struct vstate {
+    const char *dir;
+    int bad;
+    int64_t next;   /* offset after the previous batch */
+} vstate;
+
+static void vbad(vstate *v, const char *what, const char *file, long long a)
+{
+    printf("INCONSISTENT %s: %s %lld\n", file, what, a);
+    v->bad = 1;
+}
+
+/* Position of the batch whose last offset is `off`, or -1. */
+static int64_t batch_pos_for(const uint8_t *log, size_t len, int64_t pos, int64_t off)
+{
+    while ((size_t)pos + 61 <= len) {
+        int64_t last = be64(log + pos) + (int32_t)be32(log + pos + 23);
+        if (last == off)
+            return pos;
+        if (last > off)
+            return -1;
+        pos += 12 + (int64_t)be32(log + pos + 8);
+    }
+    return -1;
+}
+
+static void verify_segment(vstate *v, int64_t base)
+{
+    char path[4200];
+    seg_path(path, sizeof path, v->dir, base, ".log");
+    size_t len;
+    uint8_t *log = slurp(path, &len);
+    if (!log) {
+        vbad(v, "cannot read", path, 0);
+        return;
+    }
+    size_t pos = 0;
+    int64_t max_ts = -1;
+    while (pos < len) {
+        size_t size;
+        logrep_err err = logrep_batch_verify(log + pos, len - pos, &size);
+        if (err) {
+            vbad(v, "invalid batch at position", path, (long long)pos);
+            break;
+        }
+        logrep_batch_header h;
+        logrep_batch_header_parse(log + pos, size, &h);
+        if (h.base_offset < v->next || h.base_offset < base)
+            vbad(v, "offsets go backwards at position", path, (long long)pos);
+        v->next = logrep_batch_last_offset(&h) + 1;
+        if (h.max_timestamp > max_ts)
+            max_ts = h.max_timestamp;
+        pos += size;
+    }
+    size_t ilen;
+    seg_path(path, sizeof path, v->dir, base, ".index");
+    uint8_t *idx = slurp(path, &ilen);
+    if (!idx) {
+        vbad(v, "missing", path, 0);
+    } else {
+        if (ilen % 8)
+            vbad(v, "size not a multiple of 8", path, (long long)ilen);
+        int64_t prev = -1, ppos = 0;
+        for (size_t i = 0; i + 8 <= ilen; i += 8) {
+            int64_t off = base + (int32_t)be32(idx + i);
+            int64_t p = be32(idx + i + 4);
+            if (off <= prev || p < ppos || batch_pos_for(log, pos, p, off) != p) {
+                vbad(v, "entry does not point at its batch", path, (long long)(i / 8));
+                break;
+            }
+            prev = off;
+            ppos = p;
+        }
+        free(idx);
+    }
+    seg_path(path, sizeof path, v->dir, base, ".timeindex");
+    uint8_t *ti = slurp(path, &ilen);
+    if (ti) {
+        if (ilen % 12)
+            vbad(v, "size not a multiple of 12", path, (long long)ilen);
+        int64_t pts = -1, poff = base - 1;
+        for (size_t i = 0; i + 12 <= ilen; i += 12) {
+            int64_t ts = be64(ti + i), off = base + (int32_t)be32(ti + i + 8);
+            if (ts <= pts || off < poff || off >= v->next || ts > max_ts) {
+                vbad(v, "entry out of order or beyond the data", path, (long long)(i / 12));
+                break;
+            }
+            pts = ts;
+            poff = off;
+        }
+        free(ti);
+    }
+    free(log);
+}
+
+static void verify_epochs(vstate *v)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/leader-epoch-checkpoint", v->dir);
+    size_t len;
+    char *text = (char *)slurp(path, &len);
+    if (!text)
+        return;
+    char *t = realloc(text, len + 1);
+    if (!t) {
+        free(text);
+        return;
+    }
+    text = t;
+    text[len] = 0;
+    long long version, count, e, s, pe = -1, ps = -1;
+    int used = 0;
+    if (len && (sscanf(text, "%lld %lld%n", &version, &count, &used) != 2 || version != 0)) {
+        vbad(v, "bad header", path, 0);
+    } else if (len) {
+        char *p = text + used;
+        for (long long i = 0; i < count; i++) {
+            if (sscanf(p, "%lld %lld%n", &e, &s, &used) != 2 || e <= pe || s < ps || s < 0) {
+                vbad(v, "bad entry", path, i);
+                break;
+            }
+            if (s >= v->next && s > 0)
+                vbad(v, "epoch start beyond the log end:", path, s);
+            p += used;
+            pe = e;
+            ps = s;
+        }
+    }
+    free(text);
+}
+
+int cmd_verify(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: logrep verify DIR\n");
+        return 2;
+    }
+    seglist sl;
+    int rc = list_segments(argv[1], &sl);
+    if (rc)
+        return rc;
+    vstate v = {argv[1], 0, 0};
+    for (size_t i = 0; i < sl.n; i++)
+        verify_segment(&v, sl.base[i]);
+    verify_epochs(&v);
+    printf("%s: %zu segments, log end offset %lld: %s\n", argv[1], sl.n, (long long)v.next,
+           v.bad ? "INCONSISTENT" : "ok");
+    free(sl.base);
+    return v.bad ? 1 : 0;
+}
+
+/* ---- dump DIR ---- */
+
+static void dump_indexes(const char *dir, int64_t base)
+{
+    char path[4200];
+    size_t len;
+    seg_path(path, sizeof path, dir, base, ".index");
+    uint8_t *b = slurp(path, &len);
+    printf("Dumping %s\n", path);
+    for (size_t i = 0; b && i + 8 <= len; i += 8)
+        printf("offset: %" PRId64 " position: %u\n", base + (int32_t)be32(b + i), be32(b + i + 4));
+    free(b);
+    seg_path(path, sizeof path, dir, base, ".timeindex");
+    b = slurp(path, &len);
+    printf("Dumping %s\n", path);
+    for (size_t i = 0; b && i + 12 <= len; i += 12)
+        printf("timestamp: %" PRId64 " offset: %" PRId64 "\n", be64(b + i),
+               base + (int32_t)be32(b + i + 8));
+    free(b);
+}
+
+int cmd_dump_dir(int argc, char **argv)
+{
+    const char *dir = argv[argc - 1];
+    int indexes = 0;
+    char **sub = malloc(sizeof *sub * (size_t)(argc + 1));
+    if (!sub)
+        return 2;
+    int k = 0;
+    sub[k++] = argv[0];
+    for (int i = 1; i < argc - 1; i++) {
+        if (strcmp(argv[i], "--indexes") == 0)
+            indexes = 1;
+        else
+            sub[k++] = argv[i];
+    }
+    seglist sl;
+    int rc = list_segments(dir, &sl);
+    for (size_t i = 0; !rc && i < sl.n; i++) {
+        char path[4200];
+        seg_path(path, sizeof path, dir, sl.base[i], ".log");
+        sub[k] = path;
+        int one = cmd_dump(k + 1, sub);
+        if (one > rc)
+            rc = one;
+        if (indexes)
+            dump_indexes(dir, sl.base[i]);
+    }
+    if (indexes) {
+        char path[4200];
+        size_t len;
+        snprintf(path, sizeof path, "%s/leader-epoch-checkpoint", dir);
+        uint8_t *b = slurp(path, &len);
+        if (b) {
+            printf("Dumping %s\n%.*s", path, (int)len, (const char *)b);
+            free(b);
+        }
+    }
+    free(sl.base);
+    free(sub);
+    return rc;
+}
