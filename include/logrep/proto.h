@@ -182,7 +182,10 @@ LOGREP_API logrep_err logrep_msg_decode_request(logrep_msg *m, const void *frame
 
 /** Decodes one response frame of the given API and version (responses do
  *  not carry them). Returns as logrep_msg_decode_request, with
- *  LOGREP_ERR__UNSUPPORTED for an unknown key or version. */
+ *  LOGREP_ERR__UNSUPPORTED for an unknown key or version. A broker that
+ *  refuses an ApiVersions version answers in the v0 format: when decoding
+ *  such a reply at the version sent fails, decode it again at version 0
+ *  and read ErrorCode, as Kafka's clients do. */
 LOGREP_API logrep_err logrep_msg_decode_response(logrep_msg *m, int api_key, int version,
                                                  const void *frame, size_t len);
 
