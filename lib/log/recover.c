@@ -382,10 +382,11 @@ static logrep_err load_segments(logrep_log *log, int64_t *bases, size_t n, int64
             first_recover = i;
         }
         if (i == first_recover && s->base >= min_offset) {
-            /* It holds the recovery point: if its data ends at or below
-             * it, it was flushed whole. */
+            /* It holds the recovery point: if its data ends exactly there
+             * it was flushed whole. Ending below means flushed data is
+             * missing, so the checkpoint is not to be trusted. */
             err = lr_seg_load(log, s);
-            if (!err && s->next_offset <= rp)
+            if (!err && s->next_offset == rp)
                 continue;
             if (err && err != LOGREP_ERR__CORRUPT)
                 return err;
