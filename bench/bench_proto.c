@@ -48,48 +48,48 @@ static void run_encode(void *p)
     bench_sink(segs);
 }
 
-static void set_str(logrep_node *n, const char *field, const char *s)
+static void set_str(logrep_struct *n, const char *field, const char *s)
 {
-    if (logrep_node_set_bytes(n, logrep_node_field(n, field), s, (int32_t)strlen(s)))
+    if (logrep_struct_set_bytes(n, logrep_struct_field(n, field), s, (int32_t)strlen(s)))
         abort();
 }
 
-static void set_int(logrep_node *n, const char *field, int64_t v)
+static void set_int(logrep_struct *n, const char *field, int64_t v)
 {
-    if (logrep_node_set_int(n, logrep_node_field(n, field), v))
+    if (logrep_struct_set_int(n, logrep_struct_field(n, field), v))
         abort();
 }
 
 /* Adds one topic with `np` partitions to array `arr` of root; returns the
  * topic node. */
-static logrep_node *topic(logrep_node *root, const char *arr, const char *name_field, int np,
-                          const char *parts, logrep_node **pn)
+static logrep_struct *topic(logrep_struct *root, const char *arr, const char *name_field, int np,
+                          const char *parts, logrep_struct **pn)
 {
-    int a = logrep_node_field(root, arr);
-    if (logrep_node_set_count(root, a, 1))
+    int a = logrep_struct_field(root, arr);
+    if (logrep_struct_set_count(root, a, 1))
         abort();
-    logrep_node *t = logrep_node_elem(root, a, 0);
+    logrep_struct *t = logrep_struct_elem(root, a, 0);
     set_str(t, name_field, "bench-topic");
-    int p = logrep_node_field(t, parts);
-    if (logrep_node_set_count(t, p, np))
+    int p = logrep_struct_field(t, parts);
+    if (logrep_struct_set_count(t, p, np))
         abort();
     for (int i = 0; i < np; i++)
-        pn[i] = logrep_node_elem(t, p, i);
+        pn[i] = logrep_struct_elem(t, p, i);
     return t;
 }
 
 static void build(logrep_msg *m, int key, int ver, int is_resp, int file_records)
 {
-    logrep_node *pn[4];
+    logrep_struct *pn[4];
     if (is_resp ? logrep_msg_init_response(m, key, ver, 1)
                 : logrep_msg_init_request(m, key, ver, 1, "bench"))
         abort();
-    logrep_node *root = logrep_msg_root(m);
+    logrep_struct *root = logrep_msg_root(m);
     if (key == LOGREP_API_PRODUCE && !is_resp) {
         set_int(root, "Acks", -1);
         set_int(root, "TimeoutMs", 30000);
         topic(root, "TopicData", "Name", 1, "PartitionData", pn);
-        if (logrep_node_set_records(pn[0], logrep_node_field(pn[0], "Records"), records[0], 1024))
+        if (logrep_struct_set_records(pn[0], logrep_struct_field(pn[0], "Records"), records[0], 1024))
             abort();
     } else if (key == LOGREP_API_PRODUCE) {
         topic(root, "Responses", "Name", 1, "PartitionResponses", pn);
@@ -113,10 +113,10 @@ static void build(logrep_msg *m, int key, int ver, int is_resp, int file_records
             set_int(pn[i], "PartitionIndex", i);
             set_int(pn[i], "HighWatermark", 2000000);
             set_int(pn[i], "LastStableOffset", 2000000);
-            int rf = logrep_node_field(pn[i], "Records");
+            int rf = logrep_struct_field(pn[i], "Records");
             logrep_err err = file_records
-                                 ? logrep_node_set_records_file(pn[i], rf, 7, 65536 * i, 16384)
-                                 : logrep_node_set_records(pn[i], rf, records[i], 16384);
+                                 ? logrep_struct_set_records_file(pn[i], rf, 7, 65536 * i, 16384)
+                                 : logrep_struct_set_records(pn[i], rf, records[i], 16384);
             if (err)
                 abort();
         }

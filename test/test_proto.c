@@ -41,7 +41,7 @@ static logrep_msg *new_msg(void)
     return m;
 }
 
-static int nullable_guess(logrep_node *n, int f)
+static int nullable_guess(logrep_struct *n, int f)
 {
     /* Setting null is allowed; the encoder rejects it where the version
      * forbids it, so only ask for null sometimes and retry without. */
@@ -65,69 +65,69 @@ static int64_t rnd_int(int type)
 }
 
 /* Fills every field of a node with random values; depth-limited arrays. */
-static void fill(logrep_node *n, int allow_null, int depth)
+static void fill(logrep_struct *n, int allow_null, int depth)
 {
-    int nf = logrep_node_field_count(n);
+    int nf = logrep_struct_field_count(n);
     for (int f = 0; f < nf; f++) {
-        int elem, t = logrep_node_field_type(n, f, &elem);
-        if (logrep_node_tag_present(n, f) == 0 && rnd_below(4) == 0)
+        int elem, t = logrep_struct_field_type(n, f, &elem);
+        if (logrep_struct_tag_present(n, f) == 0 && rnd_below(4) == 0)
             continue; /* leave at default (and tagged fields absent) */
         int want_null = allow_null && nullable_guess(n, f);
         switch (t) {
         case LOGREP_FT_FLOAT64:
-            cr_assert_eq(logrep_node_set_float(n, f, (double)(int32_t)rnd() / 7.0), LOGREP_OK);
+            cr_assert_eq(logrep_struct_set_float(n, f, (double)(int32_t)rnd() / 7.0), LOGREP_OK);
             break;
         case LOGREP_FT_UUID: {
             uint8_t u[16];
             for (int i = 0; i < 16; i++)
                 u[i] = (uint8_t)rnd();
-            cr_assert_eq(logrep_node_set_uuid(n, f, u), LOGREP_OK);
+            cr_assert_eq(logrep_struct_set_uuid(n, f, u), LOGREP_OK);
             break;
         }
         case LOGREP_FT_STRING:
         case LOGREP_FT_BYTES:
             if (want_null)
-                cr_assert_eq(logrep_node_set_null(n, f), LOGREP_OK);
+                cr_assert_eq(logrep_struct_set_null(n, f), LOGREP_OK);
             else
-                cr_assert_eq(logrep_node_set_bytes(n, f, pool, (int32_t)rnd_below(40)), LOGREP_OK);
+                cr_assert_eq(logrep_struct_set_bytes(n, f, pool, (int32_t)rnd_below(40)), LOGREP_OK);
             break;
         case LOGREP_FT_RECORDS:
             if (want_null)
-                cr_assert_eq(logrep_node_set_null(n, f), LOGREP_OK);
+                cr_assert_eq(logrep_struct_set_null(n, f), LOGREP_OK);
             else /* sometimes large enough to become its own segment */
-                cr_assert_eq(logrep_node_set_records(n, f, pool,
+                cr_assert_eq(logrep_struct_set_records(n, f, pool,
                                                      (int32_t)rnd_below(rnd_below(3) ? 100 : 3000)),
                              LOGREP_OK);
             break;
         case LOGREP_FT_STRUCT: {
-            logrep_node *c = NULL;
-            cr_assert_eq(logrep_node_set_struct(n, f, &c), LOGREP_OK);
+            logrep_struct *c = NULL;
+            cr_assert_eq(logrep_struct_set_struct(n, f, &c), LOGREP_OK);
             fill(c, allow_null, depth + 1);
             break;
         }
         case LOGREP_FT_ARRAY: {
             if (want_null) {
-                cr_assert_eq(logrep_node_set_null(n, f), LOGREP_OK);
+                cr_assert_eq(logrep_struct_set_null(n, f), LOGREP_OK);
                 break;
             }
             int32_t cnt = (int32_t)rnd_below(depth > 2 ? 2 : 4);
-            cr_assert_eq(logrep_node_set_count(n, f, cnt), LOGREP_OK);
+            cr_assert_eq(logrep_struct_set_count(n, f, cnt), LOGREP_OK);
             for (int32_t i = 0; i < cnt; i++) {
                 if (elem == LOGREP_FT_STRUCT)
-                    fill(logrep_node_elem(n, f, i), allow_null, depth + 1);
+                    fill(logrep_struct_elem(n, f, i), allow_null, depth + 1);
                 else if (elem == LOGREP_FT_STRING || elem == LOGREP_FT_BYTES)
-                    cr_assert_eq(logrep_node_set_elem_bytes(n, f, i, pool, (int32_t)rnd_below(9)),
+                    cr_assert_eq(logrep_struct_set_elem_bytes(n, f, i, pool, (int32_t)rnd_below(9)),
                                  LOGREP_OK);
                 else if (elem == LOGREP_FT_UUID)
-                    cr_assert_eq(logrep_node_set_elem_bytes(n, f, i, pool + rnd_below(64), 16),
+                    cr_assert_eq(logrep_struct_set_elem_bytes(n, f, i, pool + rnd_below(64), 16),
                                  LOGREP_OK);
                 else
-                    cr_assert_eq(logrep_node_set_elem_int(n, f, i, rnd_int(elem)), LOGREP_OK);
+                    cr_assert_eq(logrep_struct_set_elem_int(n, f, i, rnd_int(elem)), LOGREP_OK);
             }
             break;
         }
         default:
-            cr_assert_eq(logrep_node_set_int(n, f, rnd_int(t)), LOGREP_OK);
+            cr_assert_eq(logrep_struct_set_int(n, f, rnd_int(t)), LOGREP_OK);
         }
     }
 }
@@ -309,17 +309,17 @@ Test(proto, golden_produce_v7)
     cr_assert_eq(logrep_msg_client_id(m, &p, &n), LOGREP_OK);
     cr_assert_eq(n, 7);
     cr_assert_eq(memcmp(p, "rdkafka", 7), 0);
-    logrep_node *root = logrep_msg_root(m);
-    cr_assert(logrep_node_is_null(root, logrep_node_field(root, "TransactionalId")));
-    cr_assert_eq(logrep_node_int(root, logrep_node_field(root, "Acks")), -1);
-    cr_assert_eq(logrep_node_int(root, logrep_node_field(root, "TimeoutMs")), 30000);
-    int td = logrep_node_field(root, "TopicData");
-    cr_assert_eq(logrep_node_count(root, td), 1);
-    logrep_node *t = logrep_node_elem(root, td, 0);
-    cr_assert_eq(logrep_node_bytes(t, logrep_node_field(t, "Name"), &p, &n), LOGREP_OK);
+    logrep_struct *root = logrep_msg_root(m);
+    cr_assert(logrep_struct_is_null(root, logrep_struct_field(root, "TransactionalId")));
+    cr_assert_eq(logrep_struct_int(root, logrep_struct_field(root, "Acks")), -1);
+    cr_assert_eq(logrep_struct_int(root, logrep_struct_field(root, "TimeoutMs")), 30000);
+    int td = logrep_struct_field(root, "TopicData");
+    cr_assert_eq(logrep_struct_count(root, td), 1);
+    logrep_struct *t = logrep_struct_elem(root, td, 0);
+    cr_assert_eq(logrep_struct_bytes(t, logrep_struct_field(t, "Name"), &p, &n), LOGREP_OK);
     cr_assert_eq(n, 4);
-    logrep_node *pd = logrep_node_elem(t, logrep_node_field(t, "PartitionData"), 0);
-    cr_assert_eq(logrep_node_bytes(pd, logrep_node_field(pd, "Records"), &p, &n), LOGREP_OK);
+    logrep_struct *pd = logrep_struct_elem(t, logrep_struct_field(t, "PartitionData"), 0);
+    cr_assert_eq(logrep_struct_bytes(pd, logrep_struct_field(pd, "Records"), &p, &n), LOGREP_OK);
     cr_assert_eq(n, 83);
     cr_assert(p >= f && p + n == f + len, "records are a view into the frame");
     cr_assert_eq(logrep_batch_verify(p, (size_t)n, NULL), LOGREP_OK);
@@ -330,9 +330,9 @@ Test(proto, golden_produce_v7)
     f = tu_hex(produce_v7_resp, &len);
     cr_assert_eq(logrep_msg_decode_response(m, 0, 7, f, len), LOGREP_OK, "%s", logrep_msg_errmsg(m));
     root = logrep_msg_root(m);
-    logrep_node *r = logrep_node_elem(root, logrep_node_field(root, "Responses"), 0);
-    logrep_node *pr = logrep_node_elem(r, logrep_node_field(r, "PartitionResponses"), 0);
-    cr_assert_eq(logrep_node_int(pr, logrep_node_field(pr, "LogAppendTimeMs")), 1234);
+    logrep_struct *r = logrep_struct_elem(root, logrep_struct_field(root, "Responses"), 0);
+    logrep_struct *pr = logrep_struct_elem(r, logrep_struct_field(r, "PartitionResponses"), 0);
+    cr_assert_eq(logrep_struct_int(pr, logrep_struct_field(pr, "LogAppendTimeMs")), 1234);
     same_bytes(m, f, len);
     check_truncations(m, 1, 0, 7, f, len, 1);
     free(f);
@@ -350,19 +350,19 @@ Test(proto, golden_api_versions_and_metadata)
         cr_assert_eq(logrep_msg_decode_request(m, f, len), LOGREP_OK, "%s", logrep_msg_errmsg(m));
         same_bytes(m, f, len);
         if (i == 0) {
-            logrep_node *root = logrep_msg_root(m);
+            logrep_struct *root = logrep_msg_root(m);
             const uint8_t *p;
             int32_t n;
-            cr_assert_eq(logrep_node_bytes(root, 0, &p, &n), LOGREP_OK);
+            cr_assert_eq(logrep_struct_bytes(root, 0, &p, &n), LOGREP_OK);
             cr_assert_eq(n, 10);
             cr_assert_eq(memcmp(p, "librdkafka", 10), 0);
         }
         if (i >= 2) {
-            logrep_node *root = logrep_msg_root(m);
-            cr_assert_eq(logrep_node_count(root, 0), i == 2 ? 0 : -1);
+            logrep_struct *root = logrep_msg_root(m);
+            cr_assert_eq(logrep_struct_count(root, 0), i == 2 ? 0 : -1);
             /* AllowAutoTopicCreation is absent at v2 and reads as its default. */
-            cr_assert_eq(logrep_node_has(root, 1), 0);
-            cr_assert_eq(logrep_node_int(root, 1), 1);
+            cr_assert_eq(logrep_struct_has(root, 1), 0);
+            cr_assert_eq(logrep_struct_int(root, 1), 1);
         }
         check_truncations(m, 0, 0, 0, f, len, 1);
         free(f);
@@ -493,7 +493,7 @@ Test(proto, api_versions_fallback_is_v0_error_35)
     uint8_t *copy = malloc(n);
     memcpy(copy, out, n);
     cr_assert_eq(logrep_msg_decode_response(req, 18, 0, copy, n), LOGREP_OK);
-    cr_assert_eq(logrep_node_int(logrep_msg_root(req), 0), 35);
+    cr_assert_eq(logrep_struct_int(logrep_msg_root(req), 0), 35);
     free(copy);
     free(f);
     logrep_msg_free(req);
@@ -660,9 +660,9 @@ Test(proto, unknown_tags_preserved_known_tags_decoded)
      * the body, tag 3 (unknown) in the request header. */
     logrep_msg *m = new_msg();
     cr_assert_eq(logrep_msg_init_request(m, LOGREP_API_FETCH, 12, 9, "c"), LOGREP_OK);
-    logrep_node *root = logrep_msg_root(m);
-    int cid = logrep_node_field(root, "ClusterId");
-    cr_assert_eq(logrep_node_set_bytes(root, cid, "kraft", 5), LOGREP_OK);
+    logrep_struct *root = logrep_msg_root(m);
+    int cid = logrep_struct_field(root, "ClusterId");
+    cr_assert_eq(logrep_struct_set_bytes(root, cid, "kraft", 5), LOGREP_OK);
     const uint8_t *out;
     size_t n;
     cr_assert_eq(logrep_msg_encode_flat(m, &out, &n), LOGREP_OK);
@@ -689,24 +689,24 @@ Test(proto, unknown_tags_preserved_known_tags_decoded)
     logrep_msg *d = new_msg();
     cr_assert_eq(logrep_msg_decode_request(d, buf, k), LOGREP_OK, "%s", logrep_msg_errmsg(d));
     root = logrep_msg_root(d);
-    cr_assert(logrep_node_tag_present(root, cid));
+    cr_assert(logrep_struct_tag_present(root, cid));
     const uint8_t *p;
     int32_t len;
-    cr_assert_eq(logrep_node_bytes(root, cid, &p, &len), LOGREP_OK);
+    cr_assert_eq(logrep_struct_bytes(root, cid, &p, &len), LOGREP_OK);
     cr_assert_eq(len, 5);
-    cr_assert_eq(logrep_node_unknown_tag_count(root), 1);
+    cr_assert_eq(logrep_struct_unknown_tag_count(root), 1);
     uint32_t tag, tl;
-    cr_assert_eq(logrep_node_unknown_tag(root, 0, &tag, &p, &tl), LOGREP_OK);
+    cr_assert_eq(logrep_struct_unknown_tag(root, 0, &tag, &p, &tl), LOGREP_OK);
     cr_assert_eq(tag, 7);
     cr_assert_eq(tl, 2);
     cr_assert_eq(p[0], 0xbb);
-    cr_assert_eq(logrep_node_unknown_tag_count(logrep_msg_header(d)), 1);
+    cr_assert_eq(logrep_struct_unknown_tag_count(logrep_msg_header(d)), 1);
     same_bytes(d, buf, k);
     check_truncations(d, 0, 1, 12, buf, k, 1);
     /* Dropping the unknown ones gives the original encoding back. */
     cr_assert_eq(logrep_msg_decode_request(d, buf, k), LOGREP_OK);
-    logrep_node_clear_unknown_tags(logrep_msg_root(d));
-    logrep_node_clear_unknown_tags(logrep_msg_header(d));
+    logrep_struct_clear_unknown_tags(logrep_msg_root(d));
+    logrep_struct_clear_unknown_tags(logrep_msg_header(d));
     cr_assert_eq(logrep_msg_encode_flat(m, &out, &n), LOGREP_OK);
     uint8_t *orig = malloc(n);
     memcpy(orig, out, n);
@@ -730,19 +730,19 @@ Test(proto, fetch_response_segments_reference_files_and_input)
         big[i] = (uint8_t)(i * 3);
     logrep_msg *m = new_msg();
     cr_assert_eq(logrep_msg_init_response(m, LOGREP_API_FETCH, 11, 77), LOGREP_OK);
-    logrep_node *root = logrep_msg_root(m);
-    int resp = logrep_node_field(root, "Responses");
-    cr_assert_eq(logrep_node_set_count(root, resp, 1), LOGREP_OK);
-    logrep_node *t = logrep_node_elem(root, resp, 0);
-    cr_assert_eq(logrep_node_set_bytes(t, logrep_node_field(t, "Topic"), "test", 4), LOGREP_OK);
-    int parts = logrep_node_field(t, "Partitions");
-    cr_assert_eq(logrep_node_set_count(t, parts, 3), LOGREP_OK);
-    int rec = logrep_node_field(logrep_node_elem(t, parts, 0), "Records");
-    cr_assert_eq(logrep_node_set_records_file(logrep_node_elem(t, parts, 0), rec, 42, 1000, 3000),
+    logrep_struct *root = logrep_msg_root(m);
+    int resp = logrep_struct_field(root, "Responses");
+    cr_assert_eq(logrep_struct_set_count(root, resp, 1), LOGREP_OK);
+    logrep_struct *t = logrep_struct_elem(root, resp, 0);
+    cr_assert_eq(logrep_struct_set_bytes(t, logrep_struct_field(t, "Topic"), "test", 4), LOGREP_OK);
+    int parts = logrep_struct_field(t, "Partitions");
+    cr_assert_eq(logrep_struct_set_count(t, parts, 3), LOGREP_OK);
+    int rec = logrep_struct_field(logrep_struct_elem(t, parts, 0), "Records");
+    cr_assert_eq(logrep_struct_set_records_file(logrep_struct_elem(t, parts, 0), rec, 42, 1000, 3000),
                  LOGREP_OK);
-    cr_assert_eq(logrep_node_set_records(logrep_node_elem(t, parts, 1), rec, big, sizeof big),
+    cr_assert_eq(logrep_struct_set_records(logrep_struct_elem(t, parts, 1), rec, big, sizeof big),
                  LOGREP_OK);
-    cr_assert_eq(logrep_node_set_records(logrep_node_elem(t, parts, 2), rec, "abc", 3), LOGREP_OK);
+    cr_assert_eq(logrep_struct_set_records(logrep_struct_elem(t, parts, 2), rec, "abc", 3), LOGREP_OK);
     const logrep_seg *segs;
     size_t nsegs;
     uint64_t total;
@@ -772,19 +772,19 @@ Test(proto, fetch_response_segments_reference_files_and_input)
     cr_assert_eq(logrep_msg_decode_response(d, LOGREP_API_FETCH, 11, wire, total), LOGREP_OK,
                  "%s", logrep_msg_errmsg(d));
     root = logrep_msg_root(d);
-    t = logrep_node_elem(root, resp, 0);
+    t = logrep_struct_elem(root, resp, 0);
     const uint8_t *r;
     int32_t rl;
-    cr_assert_eq(logrep_node_bytes(logrep_node_elem(t, parts, 0), rec, &r, &rl), LOGREP_OK);
+    cr_assert_eq(logrep_struct_bytes(logrep_struct_elem(t, parts, 0), rec, &r, &rl), LOGREP_OK);
     cr_assert_eq(rl, 3000);
     cr_assert_eq(memcmp(r, filedata + 1000, 3000), 0);
-    cr_assert_eq(logrep_node_bytes(logrep_node_elem(t, parts, 1), rec, &r, &rl), LOGREP_OK);
+    cr_assert_eq(logrep_struct_bytes(logrep_struct_elem(t, parts, 1), rec, &r, &rl), LOGREP_OK);
     cr_assert_eq(memcmp(r, big, sizeof big), 0);
     /* Defaults of fields never set: LastStableOffset, LogStartOffset and
      * PreferredReadReplica are -1 per the schema. */
-    logrep_node *p2 = logrep_node_elem(t, parts, 2);
-    cr_assert_eq(logrep_node_int(p2, logrep_node_field(p2, "LastStableOffset")), -1);
-    cr_assert_eq(logrep_node_int(p2, logrep_node_field(p2, "PreferredReadReplica")), -1);
+    logrep_struct *p2 = logrep_struct_elem(t, parts, 2);
+    cr_assert_eq(logrep_struct_int(p2, logrep_struct_field(p2, "LastStableOffset")), -1);
+    cr_assert_eq(logrep_struct_int(p2, logrep_struct_field(p2, "PreferredReadReplica")), -1);
     free(wire);
     logrep_msg_free(m);
     logrep_msg_free(d);
@@ -794,21 +794,21 @@ Test(proto, encode_rejects_values_the_version_cannot_carry)
 {
     logrep_msg *m = new_msg();
     cr_assert_eq(logrep_msg_init_request(m, LOGREP_API_METADATA, 2, 1, "x"), LOGREP_OK);
-    logrep_node *root = logrep_msg_root(m);
-    cr_assert_eq(logrep_node_set_count(root, 0, 1), LOGREP_OK);
-    logrep_node *t = logrep_node_elem(root, 0, 0);
-    cr_assert_eq(logrep_node_set_null(t, logrep_node_field(t, "Name")), LOGREP_OK);
+    logrep_struct *root = logrep_msg_root(m);
+    cr_assert_eq(logrep_struct_set_count(root, 0, 1), LOGREP_OK);
+    logrep_struct *t = logrep_struct_elem(root, 0, 0);
+    cr_assert_eq(logrep_struct_set_null(t, logrep_struct_field(t, "Name")), LOGREP_OK);
     const uint8_t *out;
     size_t n;
     cr_assert_eq(logrep_msg_encode_flat(m, &out, &n), LOGREP_ERR__INVALID_ARG);
     cr_assert_neq(strstr(logrep_msg_errmsg(m), "Name"), NULL);
     /* Metadata v0 cannot say "all topics" with null either. */
     cr_assert_eq(logrep_msg_init_request(m, LOGREP_API_METADATA, 0, 1, "x"), LOGREP_OK);
-    cr_assert_eq(logrep_node_set_null(logrep_msg_root(m), 0), LOGREP_OK);
+    cr_assert_eq(logrep_struct_set_null(logrep_msg_root(m), 0), LOGREP_OK);
     cr_assert_eq(logrep_msg_encode_flat(m, &out, &n), LOGREP_ERR__INVALID_ARG);
     /* Type mismatches are refused by setters. */
-    cr_assert_eq(logrep_node_set_int(logrep_msg_root(m), 0, 1), LOGREP_ERR__INVALID_ARG);
-    cr_assert_eq(logrep_node_set_int(logrep_msg_root(m), 99, 1), LOGREP_ERR__INVALID_ARG);
+    cr_assert_eq(logrep_struct_set_int(logrep_msg_root(m), 0, 1), LOGREP_ERR__INVALID_ARG);
+    cr_assert_eq(logrep_struct_set_int(logrep_msg_root(m), 99, 1), LOGREP_ERR__INVALID_ARG);
     logrep_msg_free(m);
 }
 
@@ -819,12 +819,12 @@ Test(proto, follower_fetch_tagged_structs)
     logrep_msg *m = new_msg(), *d = new_msg();
     /* Fetch v15: the replica id moves into tagged ReplicaState. */
     cr_assert_eq(logrep_msg_init_request(m, LOGREP_API_FETCH, 15, 1, "broker-2"), LOGREP_OK);
-    logrep_node *root = logrep_msg_root(m), *rs;
-    int rid = logrep_node_field(root, "ReplicaId"), rst = logrep_node_field(root, "ReplicaState");
-    cr_assert_eq(logrep_node_has(root, rid), 0);
-    cr_assert_eq(logrep_node_set_struct(root, rst, &rs), LOGREP_OK);
-    cr_assert_eq(logrep_node_set_int(rs, logrep_node_field(rs, "ReplicaId"), 2), LOGREP_OK);
-    cr_assert_eq(logrep_node_set_int(rs, logrep_node_field(rs, "ReplicaEpoch"), 7), LOGREP_OK);
+    logrep_struct *root = logrep_msg_root(m), *rs;
+    int rid = logrep_struct_field(root, "ReplicaId"), rst = logrep_struct_field(root, "ReplicaState");
+    cr_assert_eq(logrep_struct_has(root, rid), 0);
+    cr_assert_eq(logrep_struct_set_struct(root, rst, &rs), LOGREP_OK);
+    cr_assert_eq(logrep_struct_set_int(rs, logrep_struct_field(rs, "ReplicaId"), 2), LOGREP_OK);
+    cr_assert_eq(logrep_struct_set_int(rs, logrep_struct_field(rs, "ReplicaEpoch"), 7), LOGREP_OK);
     const uint8_t *out;
     size_t n;
     cr_assert_eq(logrep_msg_encode_flat(m, &out, &n), LOGREP_OK);
@@ -836,37 +836,37 @@ Test(proto, follower_fetch_tagged_structs)
     memcpy(copy, out, n);
     cr_assert_eq(logrep_msg_decode_request(d, copy, n), LOGREP_OK, "%s", logrep_msg_errmsg(d));
     root = logrep_msg_root(d);
-    cr_assert(logrep_node_tag_present(root, rst));
-    rs = logrep_node_struct(root, rst);
-    cr_assert_eq(logrep_node_int(rs, logrep_node_field(rs, "ReplicaEpoch")), 7);
+    cr_assert(logrep_struct_tag_present(root, rst));
+    rs = logrep_struct_struct(root, rst);
+    cr_assert_eq(logrep_struct_int(rs, logrep_struct_field(rs, "ReplicaEpoch")), 7);
     free(copy);
 
     /* Fetch v12 response: DivergingEpoch on one partition only. */
     cr_assert_eq(logrep_msg_init_response(m, LOGREP_API_FETCH, 12, 1), LOGREP_OK);
     root = logrep_msg_root(m);
-    int resp = logrep_node_field(root, "Responses");
-    cr_assert_eq(logrep_node_set_count(root, resp, 1), LOGREP_OK);
-    logrep_node *t = logrep_node_elem(root, resp, 0);
-    int parts = logrep_node_field(t, "Partitions");
-    cr_assert_eq(logrep_node_set_count(t, parts, 2), LOGREP_OK);
-    logrep_node *p0 = logrep_node_elem(t, parts, 0), *de;
-    int div = logrep_node_field(p0, "DivergingEpoch");
-    cr_assert_eq(logrep_node_set_struct(p0, div, &de), LOGREP_OK);
-    cr_assert_eq(logrep_node_set_int(de, logrep_node_field(de, "Epoch"), 3), LOGREP_OK);
-    cr_assert_eq(logrep_node_set_int(de, logrep_node_field(de, "EndOffset"), 100), LOGREP_OK);
+    int resp = logrep_struct_field(root, "Responses");
+    cr_assert_eq(logrep_struct_set_count(root, resp, 1), LOGREP_OK);
+    logrep_struct *t = logrep_struct_elem(root, resp, 0);
+    int parts = logrep_struct_field(t, "Partitions");
+    cr_assert_eq(logrep_struct_set_count(t, parts, 2), LOGREP_OK);
+    logrep_struct *p0 = logrep_struct_elem(t, parts, 0), *de;
+    int div = logrep_struct_field(p0, "DivergingEpoch");
+    cr_assert_eq(logrep_struct_set_struct(p0, div, &de), LOGREP_OK);
+    cr_assert_eq(logrep_struct_set_int(de, logrep_struct_field(de, "Epoch"), 3), LOGREP_OK);
+    cr_assert_eq(logrep_struct_set_int(de, logrep_struct_field(de, "EndOffset"), 100), LOGREP_OK);
     cr_assert_eq(logrep_msg_encode_flat(m, &out, &n), LOGREP_OK);
     copy = malloc(n);
     memcpy(copy, out, n);
     cr_assert_eq(logrep_msg_decode_response(d, LOGREP_API_FETCH, 12, copy, n), LOGREP_OK);
-    t = logrep_node_elem(logrep_msg_root(d), resp, 0);
-    p0 = logrep_node_elem(t, parts, 0);
-    logrep_node *p1 = logrep_node_elem(t, parts, 1);
-    cr_assert(logrep_node_tag_present(p0, div));
-    cr_assert_not(logrep_node_tag_present(p1, div));
-    de = logrep_node_struct(p0, div);
-    cr_assert_eq(logrep_node_int(de, logrep_node_field(de, "EndOffset")), 100);
-    de = logrep_node_struct(p1, div);
-    cr_assert_eq(logrep_node_int(de, logrep_node_field(de, "Epoch")), -1, "schema default");
+    t = logrep_struct_elem(logrep_msg_root(d), resp, 0);
+    p0 = logrep_struct_elem(t, parts, 0);
+    logrep_struct *p1 = logrep_struct_elem(t, parts, 1);
+    cr_assert(logrep_struct_tag_present(p0, div));
+    cr_assert_not(logrep_struct_tag_present(p1, div));
+    de = logrep_struct_struct(p0, div);
+    cr_assert_eq(logrep_struct_int(de, logrep_struct_field(de, "EndOffset")), 100);
+    de = logrep_struct_struct(p1, div);
+    cr_assert_eq(logrep_struct_int(de, logrep_struct_field(de, "Epoch")), -1, "schema default");
     /* Reading the absent struct does not make it present on re-encode. */
     same_bytes(d, copy, n);
     free(copy);

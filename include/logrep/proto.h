@@ -5,9 +5,9 @@
  * (field name, type, versions, nullable versions, tagged versions and tag,
  * default), and one table-driven codec decodes and encodes every API at
  * every version in logrep_proto_api_versions(). A decoded message is a tree
- * of nodes (structs) whose fields are addressed by index; field indices are
+ * of structs whose fields are addressed by index; field indices are
  * stable for an API across versions, so look them up once by name with
- * logrep_node_field() and cache them.
+ * logrep_struct_field() and cache them.
  *
  * Zero copy: decoded strings, bytes, uuids and record sets point into the
  * input frame, which must stay alive and unchanged while the message is
@@ -136,19 +136,19 @@ LOGREP_API logrep_err logrep_proto_frame(const void *buf, size_t len,
  * Messages
  * ---------------------------------------------------------------------- */
 
-/** One request or response: header and body as a tree of nodes, held in a
+/** One request or response: header and body as a tree of structs, held in a
  *  per-message arena. Reusable: each decode/init starts afresh and keeps
  *  the memory, so a pooled message does not allocate in the steady state. */
 typedef struct logrep_msg logrep_msg;
 
 /** A struct inside a message (header, body, array element, struct field).
  *  Valid until the next decode, init or free of its message. */
-typedef struct logrep_node logrep_node;
+typedef struct logrep_struct logrep_struct;
 
 /** One piece of an encoded frame. Memory segments have data != NULL and
  *  file == -1; file segments have data == NULL and name `len` bytes at
  *  `pos` of the host's file `file` (the value given to
- *  logrep_node_set_records_file, e.g. a descriptor). */
+ *  logrep_struct_set_records_file, e.g. a descriptor). */
 typedef struct logrep_seg {
     const uint8_t *data;
     uint64_t len;
@@ -241,18 +241,18 @@ LOGREP_API int logrep_msg_is_response(const logrep_msg *m); /**< 1 or 0 */
 LOGREP_API int32_t logrep_msg_correlation_id(const logrep_msg *m);
 /** Client id of a request header: *p and *len (-1: null). */
 LOGREP_API logrep_err logrep_msg_client_id(const logrep_msg *m, const uint8_t **p, int32_t *len);
-/** The header as a node (fields of Kafka's RequestHeader or ResponseHeader),
+/** The header as a struct (fields of Kafka's RequestHeader or ResponseHeader),
  *  or NULL when empty. */
-LOGREP_API logrep_node *logrep_msg_header(logrep_msg *m);
+LOGREP_API logrep_struct *logrep_msg_header(logrep_msg *m);
 /** The body, or NULL when no body was decoded or initialised. */
-LOGREP_API logrep_node *logrep_msg_root(logrep_msg *m);
+LOGREP_API logrep_struct *logrep_msg_root(logrep_msg *m);
 /** Why the last call on the message failed; NUL-terminated, owned by the
  *  message, "" after success. */
 LOGREP_API const char *logrep_msg_errmsg(const logrep_msg *m);
 
 /* ------------------------------------------------------------------------
- * Nodes. Field indices are positions in the struct's schema. Getters never
- * fail: a NULL node, bad index or type mismatch returns 0 / NULL, and a
+ * Structs. Field indices are positions in the struct's schema. Getters never
+ * fail: a NULL struct, bad index or type mismatch returns 0 / NULL, and a
  * field absent at the message's version reads as its default. Setters
  * return LOGREP_ERR__INVALID_ARG for a bad index or type; setting a field
  * absent at the version is allowed and it is not encoded.
@@ -260,82 +260,82 @@ LOGREP_API const char *logrep_msg_errmsg(const logrep_msg *m);
 
 /** Index of the field `name` (Kafka's spelling, e.g. "PartitionIndex"), or
  *  -1. Stable across versions of the API. */
-LOGREP_API int logrep_node_field(const logrep_node *n, const char *name);
-LOGREP_API int logrep_node_field_count(const logrep_node *n);
+LOGREP_API int logrep_struct_field(const logrep_struct *n, const char *name);
+LOGREP_API int logrep_struct_field_count(const logrep_struct *n);
 /** Name of the struct type, e.g. "FetchPartition". */
-LOGREP_API const char *logrep_node_type_name(const logrep_node *n);
-LOGREP_API const char *logrep_node_field_name(const logrep_node *n, int field);
+LOGREP_API const char *logrep_struct_type_name(const logrep_struct *n);
+LOGREP_API const char *logrep_struct_field_name(const logrep_struct *n, int field);
 /** LOGREP_FT_* of the field, or 0. For arrays, *elem (may be NULL)
  *  receives the element type. */
-LOGREP_API int logrep_node_field_type(const logrep_node *n, int field, int *elem);
+LOGREP_API int logrep_struct_field_type(const logrep_struct *n, int field, int *elem);
 /** 1 when the field exists at the message's version (tagged or not). */
-LOGREP_API int logrep_node_has(const logrep_node *n, int field);
+LOGREP_API int logrep_struct_has(const logrep_struct *n, int field);
 /** 1 when a tagged field was decoded or set (it is then encoded). */
-LOGREP_API int logrep_node_tag_present(const logrep_node *n, int field);
+LOGREP_API int logrep_struct_tag_present(const logrep_struct *n, int field);
 
 /** Booleans and integers of every width. */
-LOGREP_API int64_t logrep_node_int(const logrep_node *n, int field);
-LOGREP_API double logrep_node_float(const logrep_node *n, int field);
+LOGREP_API int64_t logrep_struct_int(const logrep_struct *n, int field);
+LOGREP_API double logrep_struct_float(const logrep_struct *n, int field);
 /** 16 bytes of a uuid field (static zeros by default), or NULL. */
-LOGREP_API const uint8_t *logrep_node_uuid(const logrep_node *n, int field);
+LOGREP_API const uint8_t *logrep_struct_uuid(const logrep_struct *n, int field);
 /** String, bytes or in-memory records: *p and *len; *len == -1 means null.
  *  @return LOGREP_OK, LOGREP_ERR__INVALID_ARG (type), LOGREP_ERR__UNSUPPORTED
  *  (records set as a file range). */
-LOGREP_API logrep_err logrep_node_bytes(const logrep_node *n, int field, const uint8_t **p,
+LOGREP_API logrep_err logrep_struct_bytes(const logrep_struct *n, int field, const uint8_t **p,
                                         int32_t *len);
 /** 1 when a string, bytes, records, array or struct field is null. */
-LOGREP_API int logrep_node_is_null(const logrep_node *n, int field);
+LOGREP_API int logrep_struct_is_null(const logrep_struct *n, int field);
 /** Element count of an array field; -1 when null. */
-LOGREP_API int32_t logrep_node_count(const logrep_node *n, int field);
+LOGREP_API int32_t logrep_struct_count(const logrep_struct *n, int field);
 /** i-th element of an array of structs. */
-LOGREP_API logrep_node *logrep_node_elem(const logrep_node *n, int field, int32_t i);
+LOGREP_API logrep_struct *logrep_struct_elem(const logrep_struct *n, int field, int32_t i);
 /** i-th element of an array of integers/booleans. */
-LOGREP_API int64_t logrep_node_elem_int(const logrep_node *n, int field, int32_t i);
+LOGREP_API int64_t logrep_struct_elem_int(const logrep_struct *n, int field, int32_t i);
 /** i-th element of an array of strings, bytes or uuids (len 16). */
-LOGREP_API logrep_err logrep_node_elem_bytes(const logrep_node *n, int field, int32_t i,
+LOGREP_API logrep_err logrep_struct_elem_bytes(const logrep_struct *n, int field, int32_t i,
                                              const uint8_t **p, int32_t *len);
-/** A struct-typed field (not an array). Returns a node holding defaults when
+/** A struct-typed field (not an array). Returns a struct holding defaults when
  *  the field was not decoded or set; NULL only when out of memory. */
-LOGREP_API logrep_node *logrep_node_struct(logrep_node *n, int field);
+LOGREP_API logrep_struct *logrep_struct_struct(logrep_struct *n, int field);
 
 /** Integer, boolean and float setters; a tagged field becomes present. */
-LOGREP_API logrep_err logrep_node_set_int(logrep_node *n, int field, int64_t v);
-LOGREP_API logrep_err logrep_node_set_float(logrep_node *n, int field, double v);
+LOGREP_API logrep_err logrep_struct_set_int(logrep_struct *n, int field, int64_t v);
+LOGREP_API logrep_err logrep_struct_set_float(logrep_struct *n, int field, double v);
 /** String or bytes, borrowed until encoded. p NULL with len -1 sets null. */
-LOGREP_API logrep_err logrep_node_set_bytes(logrep_node *n, int field, const void *p, int32_t len);
-/** As logrep_node_set_bytes but copied into the message. */
-LOGREP_API logrep_err logrep_node_set_bytes_copy(logrep_node *n, int field, const void *p,
+LOGREP_API logrep_err logrep_struct_set_bytes(logrep_struct *n, int field, const void *p, int32_t len);
+/** As logrep_struct_set_bytes but copied into the message. */
+LOGREP_API logrep_err logrep_struct_set_bytes_copy(logrep_struct *n, int field, const void *p,
                                                  int32_t len);
 /** Copies 16 bytes. */
-LOGREP_API logrep_err logrep_node_set_uuid(logrep_node *n, int field, const uint8_t uuid[16]);
+LOGREP_API logrep_err logrep_struct_set_uuid(logrep_struct *n, int field, const uint8_t uuid[16]);
 /** Record set in memory, borrowed until encoded (zero copy); p NULL with len
  *  -1 sets null. */
-LOGREP_API logrep_err logrep_node_set_records(logrep_node *n, int field, const void *p,
+LOGREP_API logrep_err logrep_struct_set_records(logrep_struct *n, int field, const void *p,
                                               int32_t len);
 /** Record set as a range of a host file, emitted as a file segment by
  *  logrep_msg_encode(). file >= 0, pos >= 0, 0 <= len <= INT32_MAX. */
-LOGREP_API logrep_err logrep_node_set_records_file(logrep_node *n, int field, int64_t file,
+LOGREP_API logrep_err logrep_struct_set_records_file(logrep_struct *n, int field, int64_t file,
                                                    int64_t pos, int64_t len);
 /** Sets a nullable string, bytes, records or array field to null. */
-LOGREP_API logrep_err logrep_node_set_null(logrep_node *n, int field);
+LOGREP_API logrep_err logrep_struct_set_null(logrep_struct *n, int field);
 /** Replaces an array with `count` elements at their defaults (-1: null).
  *  @return LOGREP_OK, LOGREP_ERR__INVALID_ARG, LOGREP_ERR__LIMIT (count
  *  over socket.request.max.bytes), LOGREP_ERR__NOMEM. */
-LOGREP_API logrep_err logrep_node_set_count(logrep_node *n, int field, int32_t count);
-LOGREP_API logrep_err logrep_node_set_elem_int(logrep_node *n, int field, int32_t i, int64_t v);
+LOGREP_API logrep_err logrep_struct_set_count(logrep_struct *n, int field, int32_t count);
+LOGREP_API logrep_err logrep_struct_set_elem_int(logrep_struct *n, int field, int32_t i, int64_t v);
 /** String/bytes element (borrowed), or a uuid element with len 16 (copied). */
-LOGREP_API logrep_err logrep_node_set_elem_bytes(logrep_node *n, int field, int32_t i,
+LOGREP_API logrep_err logrep_struct_set_elem_bytes(logrep_struct *n, int field, int32_t i,
                                                  const void *p, int32_t len);
 /** A struct-typed field made present for writing (tagged ones are then
- *  encoded); *out receives its node. */
-LOGREP_API logrep_err logrep_node_set_struct(logrep_node *n, int field, logrep_node **out);
+ *  encoded); *out receives it. */
+LOGREP_API logrep_err logrep_struct_set_struct(logrep_struct *n, int field, logrep_struct **out);
 
 /** Unknown tagged fields kept from decoding, re-encoded in tag order. */
-LOGREP_API uint32_t logrep_node_unknown_tag_count(const logrep_node *n);
-LOGREP_API logrep_err logrep_node_unknown_tag(const logrep_node *n, uint32_t i, uint32_t *tag,
+LOGREP_API uint32_t logrep_struct_unknown_tag_count(const logrep_struct *n);
+LOGREP_API logrep_err logrep_struct_unknown_tag(const logrep_struct *n, uint32_t i, uint32_t *tag,
                                               const uint8_t **p, uint32_t *len);
-/** Drops the unknown tagged fields of a node (they are then not encoded). */
-LOGREP_API void logrep_node_clear_unknown_tags(logrep_node *n);
+/** Drops the unknown tagged fields of a struct (they are then not encoded). */
+LOGREP_API void logrep_struct_clear_unknown_tags(logrep_struct *n);
 
 #ifdef __cplusplus
 }

@@ -44,14 +44,14 @@ logrep_err logrep_msg_fill_api_versions(logrep_msg *m)
 {
     if (!m || m->state != LR_MSG_FULL || !m->is_resp || m->key != LOGREP_API_API_VERSIONS)
         return LOGREP_ERR__MISUSE;
-    logrep_node *root = m->root;
-    int keys = logrep_node_field(root, "ApiKeys");
-    logrep_err err = logrep_node_set_count(root, keys, (int32_t)lr_proto_api_count);
+    logrep_struct *root = m->root;
+    int keys = logrep_struct_field(root, "ApiKeys");
+    logrep_err err = logrep_struct_set_count(root, keys, (int32_t)lr_proto_api_count);
     for (size_t i = 0; !err && i < lr_proto_api_count; i++) {
-        logrep_node *e = logrep_node_elem(root, keys, (int32_t)i);
-        logrep_node_set_int(e, 0, lr_proto_ranges[i].api_key);
-        logrep_node_set_int(e, 1, lr_proto_ranges[i].min_version);
-        logrep_node_set_int(e, 2, lr_proto_ranges[i].max_version);
+        logrep_struct *e = logrep_struct_elem(root, keys, (int32_t)i);
+        logrep_struct_set_int(e, 0, lr_proto_ranges[i].api_key);
+        logrep_struct_set_int(e, 1, lr_proto_ranges[i].min_version);
+        logrep_struct_set_int(e, 2, lr_proto_ranges[i].max_version);
     }
     return err;
 }

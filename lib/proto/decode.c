@@ -109,15 +109,15 @@ static int decode_array(dctx *d, const lr_pfield *f, int nullable, lr_pv *v)
     if ((size_t)n > (size_t)(d->end - d->p) / (min ? min : 1))
         return fail(d, f, "element count exceeds the bytes left");
     if (f->elem == LOGREP_FT_STRUCT) {
-        size_t nf = f->sub->nfields, per = sizeof(logrep_node) + nf * sizeof(lr_pv);
+        size_t nf = f->sub->nfields, per = sizeof(logrep_struct) + nf * sizeof(lr_pv);
         uint8_t *mem = lr_arena_alloc(&d->m->arena, (size_t)n * per);
         if (!mem)
             return LOGREP_ERR__NOMEM;
-        logrep_node *nodes = (logrep_node *)mem;
-        lr_pv *vals = (lr_pv *)(mem + (size_t)n * sizeof(logrep_node));
+        logrep_struct *nodes = (logrep_struct *)mem;
+        lr_pv *vals = (lr_pv *)(mem + (size_t)n * sizeof(logrep_struct));
         v->u.node = nodes;
         for (int32_t i = 0; i < n; i++) {
-            logrep_node *e = &nodes[i];
+            logrep_struct *e = &nodes[i];
             e->s = f->sub;
             e->v = vals + (size_t)i * nf;
             e->unknown = NULL;
@@ -205,7 +205,7 @@ static int decode_value(dctx *d, const lr_pfield *f, int type, int nullable, lr_
             d->p += len;
         return 0;
     case LOGREP_FT_STRUCT: {
-        logrep_node *n = lr_pnode_new(d->m, f->sub);
+        logrep_struct *n = lr_pnode_new(d->m, f->sub);
         if (!n)
             return LOGREP_ERR__NOMEM;
         v->u.node = n;
@@ -217,7 +217,7 @@ static int decode_value(dctx *d, const lr_pfield *f, int type, int nullable, lr_
     return fail(d, f, "bad schema type");
 }
 
-static int decode_tags(dctx *d, logrep_node *n)
+static int decode_tags(dctx *d, logrep_struct *n)
 {
     uint32_t count, prev = 0;
     int err = get_uvarint(d, NULL, &count);
@@ -268,7 +268,7 @@ static int decode_tags(dctx *d, logrep_node *n)
 }
 
 int lr_proto_decode_struct(logrep_msg *m, const uint8_t *base, const uint8_t **pp,
-                           const uint8_t *end, int ver, int flex, logrep_node *n)
+                           const uint8_t *end, int ver, int flex, logrep_struct *n)
 {
     dctx d = {m, base, *pp, end, ver, flex};
     const lr_pstruct *s = n->s;

@@ -85,7 +85,7 @@ static int add_ext(ectx *e, const lr_pv *v)
     return 0;
 }
 
-static int encode_struct(ectx *e, const lr_pstruct *s, const logrep_node *n);
+static int encode_struct(ectx *e, const lr_pstruct *s, const logrep_struct *n);
 
 static int encode_value(ectx *e, const lr_pfield *f, int type, int nullable, const lr_pv *v)
 {
@@ -139,7 +139,7 @@ static int encode_value(ectx *e, const lr_pfield *f, int type, int nullable, con
 
 /* The value of field i: the node's, or the default when the node is absent
  * (a struct never set reads as all defaults). */
-static const lr_pv *field_val(const lr_pstruct *s, const logrep_node *n, unsigned i, lr_pv *tmp)
+static const lr_pv *field_val(const lr_pstruct *s, const logrep_struct *n, unsigned i, lr_pv *tmp)
 {
     if (n)
         return &n->v[i];
@@ -173,7 +173,7 @@ static int encode_tagged(ectx *e, const lr_pfield *f, const lr_pv *v)
     return 0;
 }
 
-static int encode_tags(ectx *e, const lr_pstruct *s, const logrep_node *n)
+static int encode_tags(ectx *e, const lr_pstruct *s, const logrep_struct *n)
 {
     uint32_t count = 0;
     if (n) {
@@ -219,7 +219,7 @@ static int encode_tags(ectx *e, const lr_pstruct *s, const logrep_node *n)
     return err;
 }
 
-static int encode_struct(ectx *e, const lr_pstruct *s, const logrep_node *n)
+static int encode_struct(ectx *e, const lr_pstruct *s, const logrep_struct *n)
 {
     lr_pv tmp;
     for (unsigned i = 0; i < s->nfields; i++) {

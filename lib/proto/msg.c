@@ -40,7 +40,7 @@ void lr_pv_default(const lr_pfield *f, lr_pv *v)
     }
 }
 
-int lr_pnode_init(logrep_msg *m, logrep_node *n, const lr_pstruct *s)
+int lr_pnode_init(logrep_msg *m, logrep_struct *n, const lr_pstruct *s)
 {
     n->s = s;
     n->m = m;
@@ -54,9 +54,9 @@ int lr_pnode_init(logrep_msg *m, logrep_node *n, const lr_pstruct *s)
     return 0;
 }
 
-logrep_node *lr_pnode_new(logrep_msg *m, const lr_pstruct *s)
+logrep_struct *lr_pnode_new(logrep_msg *m, const lr_pstruct *s)
 {
-    logrep_node *n = lr_arena_alloc(&m->arena, sizeof *n);
+    logrep_struct *n = lr_arena_alloc(&m->arena, sizeof *n);
     if (!n || lr_pnode_init(m, n, s))
         return NULL;
     return n;
@@ -154,7 +154,7 @@ static int decode_body(logrep_msg *m, const uint8_t *base, const uint8_t *p, con
     if (err)
         return err;
     m->state = LR_MSG_HEADER;
-    logrep_node *root = lr_pnode_new(m, s);
+    logrep_struct *root = lr_pnode_new(m, s);
     if (!root)
         return LOGREP_ERR__NOMEM;
     err = lr_proto_decode_struct(m, base, &p, end, m->ver, m->ver >= m->api->flex, root);
@@ -299,7 +299,7 @@ logrep_err logrep_msg_init_request(logrep_msg *m, int api_key, int version,
             lr_msg_clear(m);
             return LOGREP_ERR__INVALID_ARG;
         }
-        err = logrep_node_set_bytes_copy(&m->hdr, 3, client_id, (int32_t)n);
+        err = logrep_struct_set_bytes_copy(&m->hdr, 3, client_id, (int32_t)n);
     }
     return err;
 }
@@ -321,7 +321,7 @@ logrep_err logrep_msg_init_response_to(logrep_msg *m, const logrep_msg *req)
         (req->ver < req->api->min || req->ver > req->api->max)) {
         logrep_err err = init_msg(m, LOGREP_API_API_VERSIONS, 0, 1, corr);
         if (!err)
-            err = logrep_node_set_int(m->root, 0, LOGREP_ERR_UNSUPPORTED_VERSION);
+            err = logrep_struct_set_int(m->root, 0, LOGREP_ERR_UNSUPPORTED_VERSION);
         if (!err)
             err = logrep_msg_fill_api_versions(m);
         return err;
@@ -349,12 +349,12 @@ logrep_err logrep_msg_client_id(const logrep_msg *m, const uint8_t **p, int32_t 
     return LOGREP_OK;
 }
 
-logrep_node *logrep_msg_header(logrep_msg *m)
+logrep_struct *logrep_msg_header(logrep_msg *m)
 {
     return m && m->hdr.s ? &m->hdr : NULL;
 }
 
-logrep_node *logrep_msg_root(logrep_msg *m)
+logrep_struct *logrep_msg_root(logrep_msg *m)
 {
     return m ? m->root : NULL;
 }

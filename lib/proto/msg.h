@@ -11,7 +11,7 @@
 
 /* One value slot. Strings, bytes, uuids and in-memory records point at
  * their bytes (input or borrowed); file-backed records point at an
- * lr_pfile. Arrays of structs point at logrep_node[len], other arrays at
+ * lr_pfile. Arrays of structs point at logrep_struct[len], other arrays at
  * lr_pv[len]. */
 typedef struct lr_pv {
     union {
@@ -19,7 +19,7 @@ typedef struct lr_pv {
         double f;
         const uint8_t *p;
         const struct lr_pfile *file;
-        logrep_node *node;
+        logrep_struct *node;
         struct lr_pv *vals;
     } u;
     int32_t len;      /* bytes or elements; -1 null */
@@ -42,7 +42,7 @@ typedef struct lr_ptag {
     const uint8_t *p;
 } lr_ptag;
 
-struct logrep_node {
+struct logrep_struct {
     const lr_pstruct *s;
     lr_pv *v;
     lr_ptag *unknown;
@@ -59,8 +59,8 @@ struct logrep_msg {
     const lr_papi *api;
     int16_t key, ver;
     uint8_t is_resp, state, hver;
-    logrep_node hdr;
-    logrep_node *root;
+    logrep_struct hdr;
+    logrep_struct *root;
     lr_buf out;
     logrep_seg *segs;
     size_t nsegs, segcap;
@@ -70,8 +70,8 @@ struct logrep_msg {
 };
 
 /* Node with every field at its default; NULL when out of memory. */
-logrep_node *lr_pnode_new(logrep_msg *m, const lr_pstruct *s);
-int lr_pnode_init(logrep_msg *m, logrep_node *n, const lr_pstruct *s);
+logrep_struct *lr_pnode_new(logrep_msg *m, const lr_pstruct *s);
+int lr_pnode_init(logrep_msg *m, logrep_struct *n, const lr_pstruct *s);
 /* The default value of a field. */
 void lr_pv_default(const lr_pfield *f, lr_pv *v);
 void lr_msg_seterr(logrep_msg *m, const char *fmt, ...)
@@ -83,6 +83,6 @@ int lr_proto_req_hver(const lr_papi *api, int v);
 int lr_proto_resp_hver(const lr_papi *api, int v);
 
 int lr_proto_decode_struct(logrep_msg *m, const uint8_t *base, const uint8_t **pp,
-                           const uint8_t *end, int ver, int flex, logrep_node *n);
+                           const uint8_t *end, int ver, int flex, logrep_struct *n);
 
 #endif

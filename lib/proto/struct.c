@@ -3,7 +3,7 @@
 
 #include "proto/msg.h"
 
-static const lr_pfield *field(const logrep_node *n, int i)
+static const lr_pfield *field(const logrep_struct *n, int i)
 {
     if (!n || !n->s || i < 0 || i >= n->s->nfields)
         return NULL;
@@ -20,7 +20,7 @@ static int is_blob(int t)
     return t == LOGREP_FT_STRING || t == LOGREP_FT_BYTES || t == LOGREP_FT_RECORDS;
 }
 
-int logrep_node_field(const logrep_node *n, const char *name)
+int logrep_struct_field(const logrep_struct *n, const char *name)
 {
     if (!n || !n->s || !name)
         return -1;
@@ -30,16 +30,16 @@ int logrep_node_field(const logrep_node *n, const char *name)
     return -1;
 }
 
-int logrep_node_field_count(const logrep_node *n) { return n && n->s ? n->s->nfields : 0; }
-const char *logrep_node_type_name(const logrep_node *n) { return n && n->s ? n->s->name : NULL; }
+int logrep_struct_field_count(const logrep_struct *n) { return n && n->s ? n->s->nfields : 0; }
+const char *logrep_struct_type_name(const logrep_struct *n) { return n && n->s ? n->s->name : NULL; }
 
-const char *logrep_node_field_name(const logrep_node *n, int i)
+const char *logrep_struct_field_name(const logrep_struct *n, int i)
 {
     const lr_pfield *f = field(n, i);
     return f ? f->name : NULL;
 }
 
-int logrep_node_field_type(const logrep_node *n, int i, int *elem)
+int logrep_struct_field_type(const logrep_struct *n, int i, int *elem)
 {
     const lr_pfield *f = field(n, i);
     if (elem)
@@ -48,42 +48,42 @@ int logrep_node_field_type(const logrep_node *n, int i, int *elem)
 }
 
 /* Version of the message part a node belongs to. */
-static int node_ver(const logrep_node *n)
+static int node_ver(const logrep_struct *n)
 {
     return n == &n->m->hdr ? n->m->hver : n->m->ver;
 }
 
-int logrep_node_has(const logrep_node *n, int i)
+int logrep_struct_has(const logrep_struct *n, int i)
 {
     const lr_pfield *f = field(n, i);
     return f && lr_pf_has(f, node_ver(n));
 }
 
-int logrep_node_tag_present(const logrep_node *n, int i)
+int logrep_struct_tag_present(const logrep_struct *n, int i)
 {
     const lr_pfield *f = field(n, i);
     return f && f->t0 >= 0 && n->v[i].present;
 }
 
-int64_t logrep_node_int(const logrep_node *n, int i)
+int64_t logrep_struct_int(const logrep_struct *n, int i)
 {
     const lr_pfield *f = field(n, i);
     return f && is_int(f->type) ? n->v[i].u.i : 0;
 }
 
-double logrep_node_float(const logrep_node *n, int i)
+double logrep_struct_float(const logrep_struct *n, int i)
 {
     const lr_pfield *f = field(n, i);
     return f && f->type == LOGREP_FT_FLOAT64 ? n->v[i].u.f : 0.0;
 }
 
-const uint8_t *logrep_node_uuid(const logrep_node *n, int i)
+const uint8_t *logrep_struct_uuid(const logrep_struct *n, int i)
 {
     const lr_pfield *f = field(n, i);
     return f && f->type == LOGREP_FT_UUID ? n->v[i].u.p : NULL;
 }
 
-logrep_err logrep_node_bytes(const logrep_node *n, int i, const uint8_t **p, int32_t *len)
+logrep_err logrep_struct_bytes(const logrep_struct *n, int i, const uint8_t **p, int32_t *len)
 {
     const lr_pfield *f = field(n, i);
     if (!f || !is_blob(f->type) || !p || !len)
@@ -95,7 +95,7 @@ logrep_err logrep_node_bytes(const logrep_node *n, int i, const uint8_t **p, int
     return LOGREP_OK;
 }
 
-int logrep_node_is_null(const logrep_node *n, int i)
+int logrep_struct_is_null(const logrep_struct *n, int i)
 {
     const lr_pfield *f = field(n, i);
     if (!f)
@@ -105,13 +105,13 @@ int logrep_node_is_null(const logrep_node *n, int i)
     return (is_blob(f->type) || f->type == LOGREP_FT_ARRAY) && n->v[i].len < 0;
 }
 
-int32_t logrep_node_count(const logrep_node *n, int i)
+int32_t logrep_struct_count(const logrep_struct *n, int i)
 {
     const lr_pfield *f = field(n, i);
     return f && f->type == LOGREP_FT_ARRAY ? n->v[i].len : 0;
 }
 
-static const lr_pv *elem_val(const logrep_node *n, int i, int32_t k, int want_struct)
+static const lr_pv *elem_val(const logrep_struct *n, int i, int32_t k, int want_struct)
 {
     const lr_pfield *f = field(n, i);
     if (!f || f->type != LOGREP_FT_ARRAY || k < 0 || k >= n->v[i].len ||
@@ -120,19 +120,19 @@ static const lr_pv *elem_val(const logrep_node *n, int i, int32_t k, int want_st
     return &n->v[i];
 }
 
-logrep_node *logrep_node_elem(const logrep_node *n, int i, int32_t k)
+logrep_struct *logrep_struct_elem(const logrep_struct *n, int i, int32_t k)
 {
     const lr_pv *v = elem_val(n, i, k, 1);
     return v ? &v->u.node[k] : NULL;
 }
 
-int64_t logrep_node_elem_int(const logrep_node *n, int i, int32_t k)
+int64_t logrep_struct_elem_int(const logrep_struct *n, int i, int32_t k)
 {
     const lr_pv *v = elem_val(n, i, k, 0);
     return v && is_int(n->s->fields[i].elem) ? v->u.vals[k].u.i : 0;
 }
 
-logrep_err logrep_node_elem_bytes(const logrep_node *n, int i, int32_t k, const uint8_t **p,
+logrep_err logrep_struct_elem_bytes(const logrep_struct *n, int i, int32_t k, const uint8_t **p,
                                   int32_t *len)
 {
     const lr_pv *v = elem_val(n, i, k, 0);
@@ -143,7 +143,7 @@ logrep_err logrep_node_elem_bytes(const logrep_node *n, int i, int32_t k, const 
     return LOGREP_OK;
 }
 
-logrep_node *logrep_node_struct(logrep_node *n, int i)
+logrep_struct *logrep_struct_struct(logrep_struct *n, int i)
 {
     const lr_pfield *f = field(n, i);
     if (!f || f->type != LOGREP_FT_STRUCT)
@@ -155,7 +155,7 @@ logrep_node *logrep_node_struct(logrep_node *n, int i)
 
 /* ---------------------------------------------------------------- setters */
 
-static lr_pv *settable(logrep_node *n, int i, int type_ok)
+static lr_pv *settable(logrep_struct *n, int i, int type_ok)
 {
     const lr_pfield *f = field(n, i);
     if (!f || !type_ok)
@@ -164,7 +164,7 @@ static lr_pv *settable(logrep_node *n, int i, int type_ok)
     return &n->v[i];
 }
 
-logrep_err logrep_node_set_int(logrep_node *n, int i, int64_t v)
+logrep_err logrep_struct_set_int(logrep_struct *n, int i, int64_t v)
 {
     const lr_pfield *f = field(n, i);
     lr_pv *pv = settable(n, i, f && is_int(f->type));
@@ -174,7 +174,7 @@ logrep_err logrep_node_set_int(logrep_node *n, int i, int64_t v)
     return LOGREP_OK;
 }
 
-logrep_err logrep_node_set_float(logrep_node *n, int i, double v)
+logrep_err logrep_struct_set_float(logrep_struct *n, int i, double v)
 {
     const lr_pfield *f = field(n, i);
     lr_pv *pv = settable(n, i, f && f->type == LOGREP_FT_FLOAT64);
@@ -184,7 +184,7 @@ logrep_err logrep_node_set_float(logrep_node *n, int i, double v)
     return LOGREP_OK;
 }
 
-static logrep_err set_blob(logrep_node *n, int i, const void *p, int32_t len, int copy, int rec)
+static logrep_err set_blob(logrep_struct *n, int i, const void *p, int32_t len, int copy, int rec)
 {
     const lr_pfield *f = field(n, i);
     int ok = f && (rec ? f->type == LOGREP_FT_RECORDS
@@ -206,22 +206,22 @@ static logrep_err set_blob(logrep_node *n, int i, const void *p, int32_t len, in
     return LOGREP_OK;
 }
 
-logrep_err logrep_node_set_bytes(logrep_node *n, int i, const void *p, int32_t len)
+logrep_err logrep_struct_set_bytes(logrep_struct *n, int i, const void *p, int32_t len)
 {
     return set_blob(n, i, p, len, 0, 0);
 }
 
-logrep_err logrep_node_set_bytes_copy(logrep_node *n, int i, const void *p, int32_t len)
+logrep_err logrep_struct_set_bytes_copy(logrep_struct *n, int i, const void *p, int32_t len)
 {
     return set_blob(n, i, p, len, 1, 0);
 }
 
-logrep_err logrep_node_set_records(logrep_node *n, int i, const void *p, int32_t len)
+logrep_err logrep_struct_set_records(logrep_struct *n, int i, const void *p, int32_t len)
 {
     return set_blob(n, i, p, len, 0, 1);
 }
 
-logrep_err logrep_node_set_uuid(logrep_node *n, int i, const uint8_t uuid[16])
+logrep_err logrep_struct_set_uuid(logrep_struct *n, int i, const uint8_t uuid[16])
 {
     const lr_pfield *f = field(n, i);
     if (!f || f->type != LOGREP_FT_UUID || !uuid)
@@ -236,7 +236,7 @@ logrep_err logrep_node_set_uuid(logrep_node *n, int i, const uint8_t uuid[16])
     return LOGREP_OK;
 }
 
-logrep_err logrep_node_set_records_file(logrep_node *n, int i, int64_t file, int64_t pos,
+logrep_err logrep_struct_set_records_file(logrep_struct *n, int i, int64_t file, int64_t pos,
                                         int64_t len)
 {
     const lr_pfield *f = field(n, i);
@@ -256,7 +256,7 @@ logrep_err logrep_node_set_records_file(logrep_node *n, int i, int64_t file, int
     return LOGREP_OK;
 }
 
-logrep_err logrep_node_set_null(logrep_node *n, int i)
+logrep_err logrep_struct_set_null(logrep_struct *n, int i)
 {
     const lr_pfield *f = field(n, i);
     lr_pv *pv = settable(n, i, f && (is_blob(f->type) || f->type == LOGREP_FT_ARRAY));
@@ -268,7 +268,7 @@ logrep_err logrep_node_set_null(logrep_node *n, int i)
     return LOGREP_OK;
 }
 
-logrep_err logrep_node_set_count(logrep_node *n, int i, int32_t count)
+logrep_err logrep_struct_set_count(logrep_struct *n, int i, int32_t count)
 {
     const lr_pfield *f = field(n, i);
     if (!f || f->type != LOGREP_FT_ARRAY || count < -1)
@@ -278,17 +278,17 @@ logrep_err logrep_node_set_count(logrep_node *n, int i, int32_t count)
     void *mem = NULL;
     if (count > 0) {
         size_t nf = f->elem == LOGREP_FT_STRUCT ? f->sub->nfields : 0;
-        size_t per = f->elem == LOGREP_FT_STRUCT ? sizeof(logrep_node) + nf * sizeof(lr_pv)
+        size_t per = f->elem == LOGREP_FT_STRUCT ? sizeof(logrep_struct) + nf * sizeof(lr_pv)
                                                  : sizeof(lr_pv);
         size_t total;
         if (lr_mul_overflows((size_t)count, per, &total) ||
             !(mem = lr_arena_alloc(&n->m->arena, total)))
             return LOGREP_ERR__NOMEM;
         if (f->elem == LOGREP_FT_STRUCT) {
-            logrep_node *nodes = mem;
+            logrep_struct *nodes = mem;
             lr_pv *vals = (lr_pv *)(nodes + count);
             for (int32_t k = 0; k < count; k++) {
-                nodes[k] = (logrep_node){f->sub, vals + (size_t)k * nf, NULL, 0, n->m};
+                nodes[k] = (logrep_struct){f->sub, vals + (size_t)k * nf, NULL, 0, n->m};
                 for (size_t j = 0; j < nf; j++)
                     lr_pv_default(&f->sub->fields[j], &nodes[k].v[j]);
             }
@@ -308,7 +308,7 @@ logrep_err logrep_node_set_count(logrep_node *n, int i, int32_t count)
     return LOGREP_OK;
 }
 
-logrep_err logrep_node_set_elem_int(logrep_node *n, int i, int32_t k, int64_t v)
+logrep_err logrep_struct_set_elem_int(logrep_struct *n, int i, int32_t k, int64_t v)
 {
     const lr_pv *pv = elem_val(n, i, k, 0);
     if (!pv || !is_int(n->s->fields[i].elem))
@@ -317,7 +317,7 @@ logrep_err logrep_node_set_elem_int(logrep_node *n, int i, int32_t k, int64_t v)
     return LOGREP_OK;
 }
 
-logrep_err logrep_node_set_elem_bytes(logrep_node *n, int i, int32_t k, const void *p,
+logrep_err logrep_struct_set_elem_bytes(logrep_struct *n, int i, int32_t k, const void *p,
                                       int32_t len)
 {
     const lr_pv *pv = elem_val(n, i, k, 0);
@@ -337,12 +337,12 @@ logrep_err logrep_node_set_elem_bytes(logrep_node *n, int i, int32_t k, const vo
     return LOGREP_OK;
 }
 
-logrep_err logrep_node_set_struct(logrep_node *n, int i, logrep_node **out)
+logrep_err logrep_struct_set_struct(logrep_struct *n, int i, logrep_struct **out)
 {
     const lr_pfield *f = field(n, i);
     if (!f || f->type != LOGREP_FT_STRUCT)
         return LOGREP_ERR__INVALID_ARG;
-    logrep_node *c = logrep_node_struct(n, i);
+    logrep_struct *c = logrep_struct_struct(n, i);
     if (!c)
         return LOGREP_ERR__NOMEM;
     n->v[i].present = 1;
@@ -351,12 +351,12 @@ logrep_err logrep_node_set_struct(logrep_node *n, int i, logrep_node **out)
     return LOGREP_OK;
 }
 
-uint32_t logrep_node_unknown_tag_count(const logrep_node *n)
+uint32_t logrep_struct_unknown_tag_count(const logrep_struct *n)
 {
     return n ? n->nunknown : 0;
 }
 
-logrep_err logrep_node_unknown_tag(const logrep_node *n, uint32_t i, uint32_t *tag,
+logrep_err logrep_struct_unknown_tag(const logrep_struct *n, uint32_t i, uint32_t *tag,
                                    const uint8_t **p, uint32_t *len)
 {
     if (!n || i >= n->nunknown || !tag || !p || !len)
@@ -367,7 +367,7 @@ logrep_err logrep_node_unknown_tag(const logrep_node *n, uint32_t i, uint32_t *t
     return LOGREP_OK;
 }
 
-void logrep_node_clear_unknown_tags(logrep_node *n)
+void logrep_struct_clear_unknown_tags(logrep_struct *n)
 {
     if (n)
         n->nunknown = 0;
