@@ -105,3 +105,19 @@ LR_CONF_PROP(LOG_FLUSH_OFFSET_CHECKPOINT_INTERVAL_MS, "log.flush.offset.checkpoi
 /* --- controller --- */
 LR_CONF_PROP(ELR_ENABLE, "eligible.leader.replicas.enable", LR_CONF_BOOL, 1, 0, 1, NULL, NULL,
     "Track Eligible Leader Replicas (KIP-966): replicas that left the ISR while it was below min.insync.replicas stay electable.")
+
+/* --- node --- */
+LR_CONF_PROP(PROCESS_ROLES, "process.roles", LR_CONF_STR, 0, 0, 0, "broker,controller",
+    "broker|controller|broker,controller|controller,broker", "Roles of this node.")
+LR_CONF_PROP(CONTROLLER_QUORUM_VOTERS, "controller.quorum.voters", LR_CONF_STR, 0, 0, 0, "", NULL,
+    "The controller as id@host:port (one voter until the quorum exists).")
+LR_CONF_PROP(LISTENERS, "listeners", LR_CONF_STR, 0, 0, 0, "", NULL,
+    "Listeners the host opens, NAME://host:port,...; the library does not open sockets.")
+LR_CONF_PROP(ADVERTISED_LISTENERS, "advertised.listeners", LR_CONF_STR, 0, 0, 0, "", NULL,
+    "Listeners registered with the controller and given to clients; first one is used by peers.")
+LR_CONF_PROP(CONTROLLER_LISTENER_NAMES, "controller.listener.names", LR_CONF_STR, 0, 0, 0, "CONTROLLER", NULL,
+    "Names of the controller's listeners.")
+LR_CONF_PROP(LOG_DIRS, "log.dirs", LR_CONF_STR, 0, 0, 0, "kraft-logs", NULL,
+    "Directory (in the storage) holding the partition directories.")
+LR_CONF_PROP(CLUSTER_ID, "logrep.cluster.id", LR_CONF_STR, 0, 0, 0, "logrep-cluster", NULL,
+    "Cluster id reported in Metadata and checked at broker registration.")
