@@ -1450,6 +1450,22 @@ static const lr_pfield s_fetch_snapshot_resp_fetch_snapshot_response_f[] = {
 };
 static const lr_pstruct s_fetch_snapshot_resp_fetch_snapshot_response = {"FetchSnapshotResponse", 4, s_fetch_snapshot_resp_fetch_snapshot_response_f};
 
+/* AllocateProducerIds request */
+static const lr_pfield s_allocate_producer_ids_req_allocate_producer_ids_request_f[] = {
+    LR_F("BrokerId", INT32, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F("BrokerEpoch", INT64, 0, 0, X, -1, -1, -1, -1, -1, 0, NULL),
+};
+static const lr_pstruct s_allocate_producer_ids_req_allocate_producer_ids_request = {"AllocateProducerIdsRequest", 2, s_allocate_producer_ids_req_allocate_producer_ids_request_f};
+
+/* AllocateProducerIds response */
+static const lr_pfield s_allocate_producer_ids_resp_allocate_producer_ids_response_f[] = {
+    LR_F("ThrottleTimeMs", INT32, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F("ErrorCode", INT16, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F("ProducerIdStart", INT64, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F("ProducerIdLen", INT32, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+};
+static const lr_pstruct s_allocate_producer_ids_resp_allocate_producer_ids_response = {"AllocateProducerIdsResponse", 4, s_allocate_producer_ids_resp_allocate_producer_ids_response_f};
+
 const lr_papi lr_proto_apis[] = {
     {0, 0, 11, 9, "Produce", &s_produce_req_produce_request, &s_produce_resp_produce_response},
     {1, 0, 17, 12, "Fetch", &s_fetch_req_fetch_request, &s_fetch_resp_fetch_response},
@@ -1484,6 +1500,7 @@ const lr_papi lr_proto_apis[] = {
     {59, 0, 1, 0, "FetchSnapshot", &s_fetch_snapshot_req_fetch_snapshot_request, &s_fetch_snapshot_resp_fetch_snapshot_response},
     {62, 0, 4, 0, "BrokerRegistration", &s_broker_registration_req_broker_registration_request, &s_broker_registration_resp_broker_registration_response},
     {63, 0, 1, 0, "BrokerHeartbeat", &s_broker_heartbeat_req_broker_heartbeat_request, &s_broker_heartbeat_resp_broker_heartbeat_response},
+    {67, 0, 0, 0, "AllocateProducerIds", &s_allocate_producer_ids_req_allocate_producer_ids_request, &s_allocate_producer_ids_resp_allocate_producer_ids_response},
 };
 const size_t lr_proto_api_count = sizeof lr_proto_apis / sizeof lr_proto_apis[0];
 
@@ -1522,4 +1539,5 @@ const logrep_api_range lr_proto_ranges[] = {
     {59, 0, 1, 0},
     {62, 0, 4, 0},
     {63, 0, 1, 0},
+    {67, 0, 0, 0},
 };
