@@ -583,29 +583,38 @@ Test(vectors, byte_flips_are_rejected) {
 /* Same flips inside [21, end) but with the CRC recomputed, so the header
  * checks, decompressors and record parser see the damage. Any outcome but a
  * crash is acceptable, and errors must be decode errors. */
+static void fix_crc(uint8_t *p, size_t size) {
+    uint32_t crc = logrep_crc32c(0, p + LOGREP_BATCH_CRC_START, size - LOGREP_BATCH_CRC_START);
+    p[17] = (uint8_t)(crc >> 24);
+    p[18] = (uint8_t)(crc >> 16);
+    p[19] = (uint8_t)(crc >> 8);
+    p[20] = (uint8_t)crc;
+}
+
 static void flips_fixed_crc(const char *name, const uint8_t *batch, size_t size,
                             logrep_batch_reader *r) {
-    static const uint8_t masks[] = { 0x01, 0x02, 0x40, 0x80, 0xff };
+    /* every single-bit flip, plus bytes forced to values that stress
+     * varints and lengths (0x00, 0x7f, 0x80, 0xff) */
+    static const int edits[] = { 1, 2, 4, 8, 16, 32, 64, 128, -0x00, -0x7f, -0x80, -0xff };
     uint8_t *p = malloc(size);
     cr_assert_not_null(p);
     for (size_t i = LOGREP_BATCH_CRC_START; i < size; i++) {
-        for (size_t m = 0; m < sizeof masks; m++) {
+        for (size_t m = 0; m < sizeof edits / sizeof edits[0]; m++) {
             memcpy(p, batch, size);
-            p[i] ^= masks[m];
-            uint32_t crc = logrep_crc32c(0, p + LOGREP_BATCH_CRC_START,
-                                         size - LOGREP_BATCH_CRC_START);
-            p[17] = (uint8_t)(crc >> 24);
-            p[18] = (uint8_t)(crc >> 16);
-            p[19] = (uint8_t)(crc >> 8);
-            p[20] = (uint8_t)crc;
+            if (edits[m] > 0)
+                p[i] ^= (uint8_t)edits[m];
+            else
+                p[i] = (uint8_t)-edits[m];
+            if (p[i] == batch[i] && m >= 8) continue; /* no change */
+            fix_crc(p, size);
             logrep_err err = full_decode(r, p, size);
             cr_assert(err == LOGREP_OK || is_decode_error(err),
-                      "%s: flip %02x at %zu (CRC fixed): unexpected %d", name, masks[m], i, err);
-            /* the codec bits 5-7 are invalid; recordCount changes break the count */
+                      "%s: edit %d at %zu (CRC fixed): unexpected %d", name, edits[m], i, err);
+            /* the codec bits 5-7 are invalid; a changed recordCount breaks the count */
             if (i == 22 && (p[22] & 0x07) > 4)
                 cr_assert_neq(err, LOGREP_OK, "%s: codec %d accepted", name, p[22] & 7);
             if (i >= 57 && i < 61)
-                cr_assert_neq(err, LOGREP_OK, "%s: recordCount flip at %zu accepted", name, i);
+                cr_assert_neq(err, LOGREP_OK, "%s: recordCount edit at %zu accepted", name, i);
         }
     }
     free(p);
@@ -752,7 +761,101 @@ Test(vectors, produce_requests_carry_the_golden_batches) {
         cr_assert(memcmp(q.data + pos + 8, b.data + 8, size - 8) == 0,
                   "%s: produced batch differs from %s.bin beyond baseOffset", pairs[i].req,
                   pairs[i].batch);
+        /* stamping the produced batch with the fetched one's baseOffset and
+         * epoch gives the fetched bytes, and the CRC stays valid */
+        logrep_batch_header fh;
+        cr_assert_eq(logrep_batch_header_parse(b.data, b.len, &fh), LOGREP_OK);
+        uint8_t *st = malloc(size);
+        cr_assert_not_null(st);
+        memcpy(st, q.data + pos, size);
+        cr_assert_eq(logrep_batch_stamp(st, size, fh.base_offset, fh.partition_leader_epoch),
+                     LOGREP_OK);
+        cr_assert(memcmp(st, b.data, size) == 0, "%s: stamped batch differs", pairs[i].req);
+        cr_assert_eq(logrep_batch_verify(st, size, NULL), LOGREP_OK);
+        free(st);
         free(b.data);
         free(q.data);
     }
+}
+
+/* The mock's Fetch v11 response: every partition's records field holds
+ * complete v2 batches that verify and decode. */
+Test(vectors, mock_fetch_response_batches_decode) {
+    blob f = read_file(VEC_DIR "/responses/mock-Fetch-v11.bin");
+    logrep_batch_reader *r = NULL;
+    cr_assert_eq(logrep_batch_reader_new(NULL, &r), LOGREP_OK);
+    size_t pos = 8 + 4 + 2 + 4; /* size, correlation id, throttle, error, session */
+    uint32_t ntopics = be32(f.data + pos);
+    pos += 4;
+    int batches = 0;
+    for (uint32_t t = 0; t < ntopics; t++) {
+        pos = skip_string(f.data, pos);
+        uint32_t nparts = be32(f.data + pos);
+        pos += 4;
+        for (uint32_t k = 0; k < nparts; k++) {
+            pos += 4 + 2 + 8 + 8 + 8; /* partition, error, HW, LSO, log start */
+            uint32_t naborted = be32(f.data + pos);
+            pos += 4 + (naborted == 0xffffffffu ? 0 : 16 * (size_t)naborted);
+            pos += 4; /* preferred read replica */
+            uint32_t rlen = be32(f.data + pos);
+            pos += 4;
+            if (rlen == 0xffffffffu) continue;
+            cr_assert(pos + rlen <= f.len);
+            size_t off = 0;
+            while (off < rlen) {
+                size_t size = 0;
+                logrep_err err = logrep_batch_verify(f.data + pos + off, rlen - off, &size);
+                if (err == LOGREP_ERR__AGAIN) break; /* a partial batch may end the field */
+                cr_assert_eq(err, LOGREP_OK);
+                cr_assert_eq(full_decode(r, f.data + pos + off, size), LOGREP_OK);
+                off += size;
+                batches++;
+            }
+            pos += rlen;
+        }
+    }
+    cr_assert_eq(pos, f.len, "Fetch v11 response fully parsed");
+    cr_assert(batches >= 1, "no batch in the Fetch response");
+    logrep_batch_reader_free(r);
+    free(f.data);
+}
+
+/* Records area cut short or followed by extra bytes, with batchLength and
+ * the CRC adjusted so only the payload is wrong: Kafka rejects a batch whose
+ * records end early or leave bytes over (DefaultRecordBatch: "records still
+ * remaining"), compressed or not. */
+static logrep_err resized(logrep_batch_reader *r, const uint8_t *batch, size_t size,
+                          size_t new_size, uint8_t fill) {
+    uint8_t *p = malloc(new_size);
+    cr_assert_not_null(p);
+    memcpy(p, batch, new_size < size ? new_size : size);
+    if (new_size > size) memset(p + size, fill, new_size - size);
+    uint32_t bl = (uint32_t)(new_size - LOGREP_LOG_OVERHEAD);
+    p[8] = (uint8_t)(bl >> 24);
+    p[9] = (uint8_t)(bl >> 16);
+    p[10] = (uint8_t)(bl >> 8);
+    p[11] = (uint8_t)bl;
+    fix_crc(p, new_size);
+    logrep_err err = full_decode(r, p, new_size);
+    free(p);
+    return err;
+}
+
+static void resizes(const char *name, const uint8_t *batch, size_t size, logrep_batch_reader *r) {
+    for (size_t cut = 1; size - cut >= LOGREP_BATCH_HEADER_SIZE; cut++) {
+        logrep_err err = resized(r, batch, size, size - cut, 0);
+        cr_assert(is_decode_error(err), "%s: records area cut by %zu bytes accepted (%d)", name,
+                  cut, err);
+    }
+    static const uint8_t fills[] = { 0x00, 0x01, 0xff };
+    for (size_t extra = 1; extra <= 8; extra++)
+        for (size_t k = 0; k < sizeof fills; k++) {
+            logrep_err err = resized(r, batch, size, size + extra, fills[k]);
+            cr_assert(is_decode_error(err), "%s: %zu trailing %02x bytes accepted (%d)", name,
+                      extra, fills[k], err);
+        }
+}
+
+Test(vectors, resized_records_area_is_rejected) {
+    for_each_batch(resizes);
 }
