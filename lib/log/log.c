@@ -243,7 +243,8 @@ LOGREP_API logrep_err logrep_log_tick(logrep_log *log, int64_t now_ms, int64_t *
     }
     if (next_ms) {
         int64_t next = log->last_ckpt_ms + log->ckpt_interval_ms;
-        if (log->first_unflushed_ms >= 0 && log->first_unflushed_ms + log->flush_ms < next)
+        /* flush.ms defaults to INT64_MAX: compare without overflowing. */
+        if (log->first_unflushed_ms >= 0 && log->flush_ms < next - log->first_unflushed_ms)
             next = log->first_unflushed_ms + log->flush_ms;
         *next_ms = next;
     }

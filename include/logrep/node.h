@@ -1,0 +1,192 @@
+/*
+ * liblogrep node: one broker's replicas (and, with the controller role, the
+ * cluster's controller), as a host-driven state machine.
+ *
+ * The host feeds events in: request frames from clients and peers,
+ * response frames on connections the node opened, connection closes, and
+ * ticks carrying the current time. The node acts only through the host's
+ * vtables: storage (<logrep/storage.h>) for the partition logs, and the
+ * transport below for bytes to send. It starts no threads, takes no
+ * locks, reads no clock and no random source of its own.
+ *
+ * Ordering rules:
+ *  - Every call into a node is made by one thread at a time. Different
+ *    nodes are independent.
+ *  - Frames are whole (the host splits the stream with
+ *    logrep_proto_frame()). Frames of one connection are handed over in
+ *    the order they arrived. Responses leave in request order per
+ *    connection: the node sends each response through transport.send,
+ *    possibly later (acks=all produce, long-poll fetch), but never out of
+ *    order on one connection.
+ *  - `now_ms` is a monotonic clock in milliseconds. It must not go
+ *    backwards between calls to one node; record timestamps (LogAppendTime)
+ *    use it too, so a host that wants wall-clock append times passes wall
+ *    time that it keeps monotonic.
+ *  - transport.send may be called from inside any node call; the host must
+ *    not call back into the node from inside a transport method.
+ *  - Durability: a produce is acknowledged after the partition log wrote it
+ *    (acks=1) or the high watermark passed it (acks=all); flushing follows
+ *    flush.messages / flush.ms, as Kafka does. Safety comes from replication.
+ */
+#ifndef LOGREP_NODE_H
+#define LOGREP_NODE_H
+
+#include "logrep.h"
+#include "logrep/proto.h"
+#include "logrep/storage.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LOGREP_TRANSPORT_VERSION 1
+
+/** The host's network, as the node sees it. Connections are 64-bit ids
+ *  chosen by the host: those it accepted (requests arrive on them) and
+ *  those the node asked for with connect (responses arrive on them). */
+typedef struct logrep_transport {
+    uint32_t version;
+    void *ctx;
+
+    /* ---- version 1 ---- */
+
+    /** Queues one frame on a connection. Memory segments are borrowed for
+     *  the call only (copy or send them before returning); a file segment
+     *  names `len` bytes at `pos` of the file descriptor `file` (from the
+     *  storage's file_fd), valid until the segment file is deleted: a host
+     *  that sends later should dup() the descriptor. Required.
+     *  @return LOGREP_OK, or LOGREP_ERR__IO when the connection is gone
+     *  (the node then treats it as closed). */
+    logrep_err (*send)(void *ctx, uint64_t conn, const logrep_seg *segs, size_t nsegs);
+
+    /** Asks for a connection to node `node_id` at host:port (from the
+     *  cluster metadata or controller.quorum.voters). The host returns an
+     *  id at once and connects in the background, queueing sends; when the
+     *  connection fails it calls logrep_node_closed(). Required.
+     *  @return LOGREP_OK or LOGREP_ERR__IO. */
+    logrep_err (*connect)(void *ctx, int32_t node_id, const char *host, int32_t port,
+                          uint64_t *conn);
+
+    /** Closes a connection (either kind); no logrep_node_closed() follows.
+     *  Required. */
+    void (*close)(void *ctx, uint64_t conn);
+} logrep_transport;
+
+typedef struct logrep_node logrep_node;
+
+/** Creates a node. Properties read from conf: node.id, process.roles
+ *  ("broker", "controller", "broker,controller"), controller.quorum.voters
+ *  (one voter: "id@host:port"), advertised.listeners (what brokers
+ *  register), broker.rack, log.dirs (a directory of the storage, created
+ *  when missing), num.partitions, default.replication.factor,
+ *  min.insync.replicas, unclean.leader.election.enable,
+ *  replica.lag.time.max.ms, auto.create.topics.enable, the log properties
+ *  (segment.bytes, retention.ms, ...), socket.request.max.bytes and
+ *  logrep.random.seed. Existing partition directories under log.dirs are
+ *  opened (crash recovery runs) when the metadata names them.
+ *  Ownership: storage and transport are borrowed and must outlive the
+ *  node; conf is copied.
+ *  @return LOGREP_OK, LOGREP_ERR__INVALID_CONF (with the reason in
+ *  errbuf), LOGREP_ERR__UNSUPPORTED (vtable version), storage errors,
+ *  LOGREP_ERR__NOMEM. */
+LOGREP_API logrep_err logrep_node_new(const logrep_conf *conf, const logrep_storage *storage,
+                                      const logrep_transport *transport, int64_t now_ms,
+                                      char *errbuf, size_t errbuf_size, logrep_node **out);
+
+/** Frees the node without a controlled shutdown (as a crash would), closing
+ *  the logs without a final flush when `abandon` is set (simulated power
+ *  loss) or with one otherwise. NULL is a no-op. */
+LOGREP_API void logrep_node_free(logrep_node *node, int abandon);
+
+/** A request frame (size prefix included) on an accepted connection. The
+ *  frame is borrowed for the call. Malformed frames close that connection
+ *  (transport.close) and return LOGREP_ERR__CORRUPT; unsupported versions
+ *  are answered as Kafka does (ApiVersions fallback) or closed.
+ *  @return LOGREP_OK, LOGREP_ERR__CORRUPT, LOGREP_ERR__NOMEM. */
+LOGREP_API logrep_err logrep_node_request(logrep_node *node, uint64_t conn, const void *frame,
+                                          size_t len, int64_t now_ms);
+
+/** A response frame on a connection the node opened with connect.
+ *  @return LOGREP_OK, LOGREP_ERR__CORRUPT (the connection is closed). */
+LOGREP_API logrep_err logrep_node_response(logrep_node *node, uint64_t conn, const void *frame,
+                                           size_t len, int64_t now_ms);
+
+/** A connection closed or failed (either kind). Requests in flight on it
+ *  are failed and retried as the protocol says. */
+LOGREP_API void logrep_node_closed(logrep_node *node, uint64_t conn, int64_t now_ms);
+
+/** Periodic work: heartbeats, replica fetches, ISR shrink, produce and
+ *  fetch timeouts, retention, flushing. Returns the time by which the
+ *  host should call again (it may call earlier). */
+LOGREP_API int64_t logrep_node_tick(logrep_node *node, int64_t now_ms);
+
+/** Starts a controlled shutdown: leadership is moved away through the
+ *  controller, then the logs are flushed and the clean-shutdown marker is
+ *  written. Keep calling tick until logrep_node_shutdown_done().
+ *  @return LOGREP_OK. */
+LOGREP_API logrep_err logrep_node_shutdown(logrep_node *node, int64_t now_ms);
+LOGREP_API int logrep_node_shutdown_done(const logrep_node *node);
+
+/* ------------------------------------------------------------------------
+ * Observability
+ * ---------------------------------------------------------------------- */
+
+/** One partition replica on this node. */
+typedef struct logrep_partition_info {
+    const char *topic;            /**< borrowed until the next node call */
+    int32_t partition;
+    int32_t role;                 /**< 0 none, 1 leader, 2 follower */
+    int32_t leader;
+    int32_t leader_epoch;
+    int64_t log_start_offset;
+    int64_t log_end_offset;
+    int64_t high_watermark;
+    int32_t replicas;
+    int32_t isr;
+    int32_t under_replicated;
+    int32_t under_min_isr;
+    int32_t at_min_isr;
+    int64_t isr_shrinks;
+    int64_t isr_expands;
+} logrep_partition_info;
+
+/** Number of partition replicas hosted, and the i-th of them.
+ *  @return LOGREP_OK or LOGREP_ERR__END past the last. */
+LOGREP_API size_t logrep_node_partition_count(const logrep_node *node);
+LOGREP_API logrep_err logrep_node_partition(const logrep_node *node, size_t i,
+                                            logrep_partition_info *out);
+
+/** Node counters. */
+typedef struct logrep_node_stats {
+    int64_t requests;
+    int64_t bytes_in;
+    int64_t bytes_out;
+    int64_t produce_records;
+    int64_t leader_changes;       /**< controller: partitions whose leader changed */
+    int64_t unclean_elections;    /**< controller */
+    int64_t fenced_brokers;       /**< controller: brokers currently fenced */
+    int64_t offline_partitions;   /**< as this node's metadata says */
+    int64_t under_replicated;
+    int64_t under_min_isr;
+    int64_t at_min_isr;
+    int64_t metadata_offset;      /**< metadata records applied */
+} logrep_node_stats;
+
+LOGREP_API void logrep_node_stats_get(const logrep_node *node, logrep_node_stats *out);
+
+/** kafka-topics --describe as text (filter: 0 all, 1 under-min-isr, 2
+ *  at-min-isr, 3 under-replicated, 4 unavailable) from this node's
+ *  metadata. Writes at most size bytes (NUL-terminated) and returns the
+ *  full length. */
+LOGREP_API size_t logrep_node_describe(const logrep_node *node, const char *topic, int filter,
+                                       char *buf, size_t size);
+
+/** This node's id and whether it is (still) the controller. */
+LOGREP_API int32_t logrep_node_id(const logrep_node *node);
+LOGREP_API int logrep_node_is_controller(const logrep_node *node);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LOGREP_NODE_H */

@@ -1,0 +1,674 @@
+/* The broker's life with the controller: registration, heartbeats and
+ * controlled shutdown; following the metadata log and turning it into
+ * partition roles; replica fetching from leaders; ISR change proposals;
+ * forwarding admin requests; producer-id blocks. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/batch.h"
+#include "node/node_int.h"
+
+/* KRaft's metadata topic id (Uuid.METADATA_TOPIC_ID). */
+static const uint8_t metadata_topic_id[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+
+int lr_is_metadata_topic(const uint8_t id[16])
+{
+    return id && memcmp(id, metadata_topic_id, 16) == 0;
+}
+
+/* A replica fetch in flight: which partitions, and what each asked. */
+typedef struct fetch_ctx {
+    int32_t n;
+    int32_t cap;
+    struct {
+        uint8_t topic_id[16];
+        int32_t index;
+        lr_follower_fetch ff;
+    } p[];
+} fetch_ctx;
+
+/* An AlterPartition in flight. */
+typedef struct alter_ctx {
+    uint8_t topic_id[16];
+    int32_t index;
+} alter_ctx;
+
+
+static lr_peer *controller(logrep_node *n)
+{
+    return lr_node_peer(n, n->ctl_id);
+}
+
+static int peer_ready(const lr_peer *p, int64_t now_ms)
+{
+    return p && now_ms >= p->backoff_until;
+}
+
+/* ------------------------------------------------------------ partitions */
+
+static int open_part(logrep_node *n, const lr_md_topic *t, int32_t index, int64_t now_ms,
+                     lr_npart **out)
+{
+    if (n->n_parts == n->cap_parts) {
+        size_t ncap = n->cap_parts ? n->cap_parts * 2 : 16;
+        lr_npart *np = lr_realloc(&n->alloc, n->parts, n->cap_parts * sizeof *np, ncap * sizeof *np);
+        if (!np)
+            return LOGREP_ERR__NOMEM;
+        n->parts = np;
+        n->cap_parts = ncap;
+    }
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/%s-%d", n->log_dir, t->name, index);
+    logrep_log *log;
+    int err = logrep_log_open(n->conf, n->st, dir, now_ms, &log);
+    if (err) {
+        LR_LOG(&n->logger, LOGREP_LOG_ERROR, "node", "opening %s: %s", dir, logrep_err_name(err));
+        return err;
+    }
+    uint8_t id[16];
+    if (logrep_log_topic_id(log, id) != LOGREP_OK)
+        logrep_log_set_topic_id(log, t->id);
+    lr_part_conf pc;
+    pc.node_id = n->id;
+    pc.min_insync_replicas = lr_md_topic_min_isr(n->img, t);
+    pc.replica_lag_time_max_ms = lr_conf_int(n->conf, LR_CONF_REPLICA_LAG_TIME_MAX_MS);
+    pc.max_message_bytes = (int32_t)lr_conf_int(n->conf, LR_CONF_MAX_MESSAGE_BYTES);
+    lr_npart *p = &n->parts[n->n_parts];
+    memset(p, 0, sizeof *p);
+    p->topic = lr_strdup(&n->alloc, t->name);
+    if (!p->topic || (err = lr_partition_new(&n->alloc, &n->logger, &pc, log, &p->rep)) != 0) {
+        lr_strfree(&n->alloc, p->topic);
+        logrep_log_close(log);
+        return err ? err : LOGREP_ERR__NOMEM;
+    }
+    memcpy(p->topic_id, t->id, 16);
+    p->index = index;
+    p->seen_partition_epoch = -1;
+    n->n_parts++;
+    *out = p;
+    return 0;
+}
+
+/* Brings hosted partitions in line with the image: opens newly assigned
+ * ones and applies leader/ISR changes. */
+int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms)
+{
+    size_t nt = lr_md_topic_count(n->img);
+    for (size_t i = 0; i < nt; i++) {
+        const lr_md_topic *t = lr_md_topic_at(n->img, i);
+        for (int32_t k = 0; k < t->n_parts; k++) {
+            const lr_md_partition *mp = &t->parts[k];
+            if (!lr_md_ids_contains(mp->replicas, mp->n_replicas, n->id))
+                continue;
+            lr_npart *p = lr_node_part_by_id(n, t->id, k);
+            if (!p && open_part(n, t, k, now_ms, &p) != 0)
+                continue;
+            if (p->seen_partition_epoch == mp->partition_epoch)
+                continue;
+            lr_part_meta m;
+            memset(&m, 0, sizeof m);
+            m.leader = mp->leader;
+            m.leader_epoch = mp->leader_epoch;
+            m.partition_epoch = mp->partition_epoch;
+            m.n_replicas = mp->n_replicas > LR_MAX_REPLICAS ? LR_MAX_REPLICAS : mp->n_replicas;
+            for (int32_t r = 0; r < m.n_replicas; r++) {
+                m.replicas[r] = mp->replicas[r];
+                const lr_md_broker *b = lr_md_broker_get(n->img, mp->replicas[r]);
+                m.racks[r] = b && b->rack ? b->rack : "";
+            }
+            m.n_isr = mp->n_isr > LR_MAX_REPLICAS ? LR_MAX_REPLICAS : mp->n_isr;
+            memcpy(m.isr, mp->isr, (size_t)m.n_isr * sizeof *m.isr);
+            if (lr_partition_apply(p->rep, &m, now_ms) == 0)
+                p->seen_partition_epoch = mp->partition_epoch;
+            n->data_changed = 1;
+        }
+    }
+    return 0;
+}
+
+/* Applies the metadata records in a record set (batches of records whose
+ * values are metadata records). Returns 0 or an error (the rest is
+ * skipped and fetched again). */
+static int apply_record_set(logrep_node *n, const uint8_t *buf, size_t len, int64_t now_ms)
+{
+    logrep_batch_reader *r;
+    int err = logrep_batch_reader_new(n->conf, &r);
+    if (err)
+        return err;
+    size_t pos = 0;
+    int applied = 0;
+    while (pos < len && !err) {
+        logrep_batch_header h;
+        err = logrep_batch_reader_open(r, buf + pos, len - pos, &h);
+        if (err == LOGREP_ERR__AGAIN) {
+            err = 0; /* a partial batch at the end of a fetch */
+            break;
+        }
+        if (err)
+            break;
+        logrep_record rec;
+        while (!err && logrep_batch_reader_next(r, &rec) == LOGREP_OK) {
+            if (rec.offset < lr_md_next_offset(n->img))
+                continue; /* already applied */
+            if (rec.offset > lr_md_next_offset(n->img)) {
+                err = LOGREP_ERR__CORRUPT; /* a gap: refetch */
+                break;
+            }
+            if (h.attributes & LOGREP_ATTR_CONTROL) {
+                lr_md_set_next_offset(n->img, rec.offset + 1);
+                continue;
+            }
+            err = lr_md_apply_bytes(n->img, rec.value, rec.value_len > 0 ? (size_t)rec.value_len : 0);
+            if (err)
+                LR_LOG(&n->logger, LOGREP_LOG_ERROR, "node",
+                       "metadata record at %lld does not apply: %s", (long long)rec.offset,
+                       logrep_err_name(err));
+            applied = 1;
+        }
+        pos += (size_t)h.batch_length + LOGREP_LOG_OVERHEAD;
+    }
+    logrep_batch_reader_free(r);
+    if (applied)
+        lr_broker_apply_metadata(n, now_ms);
+    return err;
+}
+
+/* ------------------------------------------------------------ requests */
+
+static int start(logrep_node *n, int api, int version)
+{
+    return logrep_msg_init_request(n->out, api, version, n->next_correlation++, "logrep-node");
+}
+
+static void send_registration(logrep_node *n, int64_t now_ms)
+{
+    lr_peer *c = controller(n);
+    if (!peer_ready(c, now_ms) || start(n, LOGREP_API_BROKER_REGISTRATION, 3) != 0)
+        return;
+    logrep_struct *r = logrep_msg_root(n->out);
+    char cid[128];
+    logrep_conf_get(n->conf, "logrep.cluster.id", cid, sizeof cid, NULL);
+    lr_f_set_int(r, "BrokerId", n->id);
+    lr_f_set_str(r, "ClusterId", cid, (int32_t)strlen(cid));
+    uint8_t inc[16];
+    uint64_t a = lr_prng_next(&n->rng), b = lr_prng_next(&n->rng);
+    memcpy(inc, &a, 8);
+    memcpy(inc + 8, &b, 8);
+    logrep_struct_set_uuid(r, logrep_struct_field(r, "IncarnationId"), inc);
+    if (n->adv_host) {
+        lr_f_set_count(r, "Listeners", 1);
+        logrep_struct *l = lr_f_elem(r, "Listeners", 0);
+        lr_f_set_str(l, "Name", "PLAINTEXT", 9);
+        lr_f_set_str(l, "Host", n->adv_host, (int32_t)strlen(n->adv_host));
+        lr_f_set_int(l, "Port", n->adv_port);
+        lr_f_set_int(l, "SecurityProtocol", 0);
+    }
+    if (n->rack[0])
+        lr_f_set_str(r, "Rack", n->rack, (int32_t)strlen(n->rack));
+    else
+        logrep_struct_set_null(r, logrep_struct_field(r, "Rack"));
+    lr_f_set_int(r, "PreviousBrokerEpoch", n->previous_clean_epoch);
+    if (lr_node_send_request(n, c, LR_OUT_REGISTER, NULL, now_ms) == 0)
+        n->registering = 1;
+}
+
+static void send_heartbeat(logrep_node *n, int64_t now_ms)
+{
+    lr_peer *c = controller(n);
+    if (!peer_ready(c, now_ms) || start(n, LOGREP_API_BROKER_HEARTBEAT, 1) != 0)
+        return;
+    logrep_struct *r = logrep_msg_root(n->out);
+    lr_f_set_int(r, "BrokerId", n->id);
+    lr_f_set_int(r, "BrokerEpoch", n->broker_epoch);
+    lr_f_set_int(r, "CurrentMetadataOffset", lr_md_next_offset(n->img) - 1);
+    lr_f_set_int(r, "WantFence", 0);
+    lr_f_set_int(r, "WantShutDown", n->shutting_down);
+    if (lr_node_send_request(n, c, LR_OUT_HEARTBEAT, NULL, now_ms) == 0) {
+        n->heartbeat_in_flight = 1;
+        n->last_heartbeat = now_ms;
+    }
+}
+
+static void send_metadata_fetch(logrep_node *n, int64_t now_ms)
+{
+    lr_peer *c = controller(n);
+    if (!peer_ready(c, now_ms) || start(n, LOGREP_API_FETCH, LR_PEER_FETCH_VERSION) != 0)
+        return;
+    logrep_struct *r = logrep_msg_root(n->out);
+    logrep_struct *rs;
+    logrep_struct_set_struct(r, logrep_struct_field(r, "ReplicaState"), &rs);
+    lr_f_set_int(rs, "ReplicaId", -1);
+    lr_f_set_int(rs, "ReplicaEpoch", n->broker_epoch);
+    lr_f_set_int(r, "MaxWaitMs", 500);
+    lr_f_set_int(r, "MinBytes", 1);
+    lr_f_set_int(r, "MaxBytes", 8 << 20);
+    lr_f_set_count(r, "Topics", 1);
+    logrep_struct *t = lr_f_elem(r, "Topics", 0);
+    logrep_struct_set_uuid(t, logrep_struct_field(t, "TopicId"), metadata_topic_id);
+    lr_f_set_count(t, "Partitions", 1);
+    logrep_struct *p = lr_f_elem(t, "Partitions", 0);
+    lr_f_set_int(p, "Partition", 0);
+    lr_f_set_int(p, "FetchOffset", lr_md_next_offset(n->img));
+    lr_f_set_int(p, "PartitionMaxBytes", 8 << 20);
+    if (lr_node_send_request(n, c, LR_OUT_METADATA_FETCH, NULL, now_ms) == 0)
+        n->md_fetching = 1;
+}
+
+/* One Fetch per leader, covering every partition following it. */
+static void send_replica_fetches(logrep_node *n, int64_t now_ms)
+{
+    for (size_t i = 0; i < n->n_parts; i++) {
+        lr_follower_fetch probe;
+        lr_partition *rep = n->parts[i].rep;
+        if (lr_partition_role(rep) != LR_ROLE_FOLLOWER)
+            continue;
+        /* Find this partition's leader peer; skip when a fetch is out. */
+        const lr_md_topic *t = lr_md_topic_by_id(n->img, n->parts[i].topic_id);
+        const lr_md_partition *mp = t ? lr_md_partition_get(t, n->parts[i].index) : NULL;
+        if (!mp || mp->leader < 0 || mp->leader == n->id)
+            continue;
+        lr_peer *peer = lr_node_peer(n, mp->leader);
+        if (!peer_ready(peer, now_ms) || peer->fetch_in_flight)
+            continue;
+        /* Gather every follower partition of this leader. */
+        size_t cap = 0;
+        for (size_t j = i; j < n->n_parts; j++)
+            cap++;
+        fetch_ctx *fc = lr_malloc(&n->alloc, sizeof *fc + cap * sizeof fc->p[0]);
+        if (!fc)
+            return;
+        fc->n = 0;
+        fc->cap = (int32_t)cap;
+        for (size_t j = i; j < n->n_parts; j++) {
+            const lr_md_topic *tj = lr_md_topic_by_id(n->img, n->parts[j].topic_id);
+            const lr_md_partition *mj = tj ? lr_md_partition_get(tj, n->parts[j].index) : NULL;
+            if (!mj || mj->leader != mp->leader)
+                continue;
+            if (lr_partition_follower_fetch(n->parts[j].rep, &probe) != 0)
+                continue;
+            memcpy(fc->p[fc->n].topic_id, n->parts[j].topic_id, 16);
+            fc->p[fc->n].index = n->parts[j].index;
+            fc->p[fc->n].ff = probe;
+            fc->n++;
+        }
+        if (fc->n == 0 || start(n, LOGREP_API_FETCH, LR_PEER_FETCH_VERSION) != 0) {
+            lr_free(&n->alloc, fc, sizeof *fc + cap * sizeof fc->p[0]);
+            continue;
+        }
+        logrep_struct *r = logrep_msg_root(n->out);
+        logrep_struct *rs;
+        logrep_struct_set_struct(r, logrep_struct_field(r, "ReplicaState"), &rs);
+        lr_f_set_int(rs, "ReplicaId", n->id);
+        lr_f_set_int(rs, "ReplicaEpoch", n->broker_epoch);
+        lr_f_set_int(r, "MaxWaitMs", lr_conf_int(n->conf, LR_CONF_REPLICA_FETCH_WAIT_MAX_MS));
+        lr_f_set_int(r, "MinBytes", lr_conf_int(n->conf, LR_CONF_REPLICA_FETCH_MIN_BYTES));
+        lr_f_set_int(r, "MaxBytes", lr_conf_int(n->conf, LR_CONF_REPLICA_FETCH_RESPONSE_MAX_BYTES));
+        lr_f_set_count(r, "Topics", fc->n); /* one topic entry per partition */
+        for (int32_t k = 0; k < fc->n; k++) {
+            logrep_struct *t2 = lr_f_elem(r, "Topics", k);
+            logrep_struct_set_uuid(t2, logrep_struct_field(t2, "TopicId"), fc->p[k].topic_id);
+            lr_f_set_count(t2, "Partitions", 1);
+            logrep_struct *pp = lr_f_elem(t2, "Partitions", 0);
+            lr_f_set_int(pp, "Partition", fc->p[k].index);
+            lr_f_set_int(pp, "CurrentLeaderEpoch", fc->p[k].ff.current_leader_epoch);
+            lr_f_set_int(pp, "FetchOffset", fc->p[k].ff.fetch_offset);
+            lr_f_set_int(pp, "LastFetchedEpoch", fc->p[k].ff.last_fetched_epoch);
+            lr_f_set_int(pp, "LogStartOffset", fc->p[k].ff.log_start_offset);
+            lr_f_set_int(pp, "PartitionMaxBytes", lr_conf_int(n->conf, LR_CONF_REPLICA_FETCH_MAX_BYTES));
+        }
+        if (lr_node_send_request(n, peer, LR_OUT_REPLICA_FETCH, fc, now_ms) == 0) {
+            peer->fetch_in_flight = 1;
+        } else {
+            for (int32_t k = 0; k < fc->n; k++) {
+                lr_npart *p = lr_node_part_by_id(n, fc->p[k].topic_id, fc->p[k].index);
+                if (p)
+                    lr_partition_follower_fetch_failed(p->rep);
+            }
+            lr_free(&n->alloc, fc, sizeof *fc + cap * sizeof fc->p[0]);
+        }
+    }
+}
+
+static void send_alters(logrep_node *n, int64_t now_ms)
+{
+    lr_peer *c = controller(n);
+    for (size_t i = 0; i < n->n_parts; i++) {
+        lr_alter_req a;
+        if (!peer_ready(c, now_ms) || !lr_partition_take_alter(n->parts[i].rep, &a))
+            continue;
+        alter_ctx *ac = lr_malloc(&n->alloc, sizeof *ac);
+        if (!ac || start(n, LOGREP_API_ALTER_PARTITION, 3) != 0) {
+            lr_free(&n->alloc, ac, sizeof *ac);
+            lr_partition_alter_done(n->parts[i].rep, LOGREP_ERR__NOMEM, 0, NULL, 0, now_ms);
+            continue;
+        }
+        memcpy(ac->topic_id, n->parts[i].topic_id, 16);
+        ac->index = n->parts[i].index;
+        logrep_struct *r = logrep_msg_root(n->out);
+        lr_f_set_int(r, "BrokerId", n->id);
+        lr_f_set_int(r, "BrokerEpoch", n->broker_epoch);
+        lr_f_set_count(r, "Topics", 1);
+        logrep_struct *t = lr_f_elem(r, "Topics", 0);
+        logrep_struct_set_uuid(t, logrep_struct_field(t, "TopicId"), ac->topic_id);
+        lr_f_set_count(t, "Partitions", 1);
+        logrep_struct *p = lr_f_elem(t, "Partitions", 0);
+        lr_f_set_int(p, "PartitionIndex", ac->index);
+        lr_f_set_int(p, "LeaderEpoch", a.leader_epoch);
+        lr_f_set_int(p, "PartitionEpoch", a.partition_epoch);
+        lr_f_set_int(p, "LeaderRecoveryState", 0);
+        lr_f_set_count(p, "NewIsrWithEpochs", a.n_isr);
+        for (int32_t k = 0; k < a.n_isr; k++) {
+            logrep_struct *b = lr_f_elem(p, "NewIsrWithEpochs", k);
+            lr_f_set_int(b, "BrokerId", a.isr[k]);
+            lr_f_set_int(b, "BrokerEpoch", a.isr[k] == n->id ? n->broker_epoch : a.broker_epochs[k]);
+        }
+        if (lr_node_send_request(n, c, LR_OUT_ALTER_PARTITION, ac, now_ms) != 0) {
+            lr_free(&n->alloc, ac, sizeof *ac);
+            lr_partition_alter_done(n->parts[i].rep, LOGREP_ERR__IO, 0, NULL, 0, now_ms);
+        }
+    }
+}
+
+int lr_node_forward_create(logrep_node *n, const char *name, int32_t partitions, int16_t rf,
+                           int64_t now_ms)
+{
+    lr_peer *c = controller(n);
+    if (!peer_ready(c, now_ms) || start(n, LOGREP_API_CREATE_TOPICS, 5) != 0)
+        return LOGREP_ERR__AGAIN;
+    logrep_struct *r = logrep_msg_root(n->out);
+    lr_f_set_int(r, "timeoutMs", 30000);
+    lr_f_set_count(r, "Topics", 1);
+    logrep_struct *t = lr_f_elem(r, "Topics", 0);
+    lr_f_set_str(t, "Name", name, (int32_t)strlen(name));
+    lr_f_set_int(t, "NumPartitions", partitions);
+    lr_f_set_int(t, "ReplicationFactor", rf);
+    return lr_node_send_request(n, c, LR_OUT_CREATE_TOPICS, NULL, now_ms);
+}
+
+int lr_node_forward_admin(logrep_node *n, const uint8_t *frame, size_t len, void *d,
+                          int64_t now_ms)
+{
+    lr_peer *c = controller(n);
+    /* The client's request goes as is (its correlation id included):
+     * responses on the controller connection come back in order. */
+    int err = logrep_msg_decode_request(n->out, frame, len);
+    if (!err)
+        err = lr_node_send_request(n, c, LR_OUT_CREATE_TOPICS, d, now_ms);
+    return err;
+}
+
+int lr_node_take_producer_id(logrep_node *n, int64_t now_ms, int64_t *pid)
+{
+    if (n->pid_next < n->pid_end) {
+        *pid = n->pid_next++;
+        return 0;
+    }
+    if (!n->pid_requesting && n->broker_epoch >= 0) {
+        lr_peer *c = controller(n);
+        if (peer_ready(c, now_ms) && start(n, LOGREP_API_ALLOCATE_PRODUCER_IDS, 0) == 0) {
+            logrep_struct *r = logrep_msg_root(n->out);
+            lr_f_set_int(r, "BrokerId", n->id);
+            lr_f_set_int(r, "BrokerEpoch", n->broker_epoch);
+            if (lr_node_send_request(n, c, LR_OUT_ALLOCATE_PIDS, NULL, now_ms) == 0)
+                n->pid_requesting = 1;
+        }
+    }
+    return LOGREP_ERR_COORDINATOR_LOAD_IN_PROGRESS;
+}
+
+/* ------------------------------------------------------------ clean shutdown marker */
+
+static void marker_path(logrep_node *n, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s/.kafka_cleanshutdown", n->log_dir);
+}
+
+static void write_clean_marker(logrep_node *n)
+{
+    char path[1024], body[96];
+    marker_path(n, path, sizeof path);
+    int len = snprintf(body, sizeof body, "{\"version\":0,\"brokerEpoch\":%lld}", (long long)n->broker_epoch);
+    logrep_file *f;
+    if (n->st->open(n->st->ctx, path, LOGREP_OPEN_WRITE | LOGREP_OPEN_CREATE, &f) != LOGREP_OK)
+        return;
+    n->st->truncate(n->st->ctx, f, 0);
+    n->st->write(n->st->ctx, f, 0, body, (size_t)len);
+    n->st->sync(n->st->ctx, f);
+    n->st->close(n->st->ctx, f);
+    if (n->st->sync_dir)
+        n->st->sync_dir(n->st->ctx, n->log_dir);
+}
+
+/* Reads and removes the marker: its broker epoch proves a clean restart. */
+static void read_clean_marker(logrep_node *n)
+{
+    char path[1024], body[128];
+    marker_path(n, path, sizeof path);
+    logrep_file *f;
+    if (n->st->open(n->st->ctx, path, LOGREP_OPEN_READ, &f) != LOGREP_OK)
+        return;
+    size_t got = 0;
+    n->st->read(n->st->ctx, f, 0, body, sizeof body - 1, &got);
+    n->st->close(n->st->ctx, f);
+    body[got] = 0;
+    const char *e = strstr(body, "\"brokerEpoch\":");
+    if (e)
+        n->previous_clean_epoch = strtoll(e + 14, NULL, 10);
+    n->st->remove(n->st->ctx, path);
+}
+
+/* ------------------------------------------------------------ tick */
+
+void lr_broker_tick(logrep_node *n, int64_t now_ms)
+{
+    if (!n->is_broker)
+        return;
+    if (n->broker_epoch < 0 && !n->registering) {
+        if (n->previous_clean_epoch < 0)
+            read_clean_marker(n);
+        send_registration(n, now_ms);
+        return;
+    }
+    if (n->broker_epoch < 0)
+        return;
+    int64_t hb = lr_conf_int(n->conf, LR_CONF_BROKER_HEARTBEAT_INTERVAL_MS);
+    if (!n->heartbeat_in_flight && (now_ms - n->last_heartbeat >= hb || n->shutting_down))
+        send_heartbeat(n, now_ms);
+    if (!n->md_fetching && now_ms >= n->md_fetch_after)
+        send_metadata_fetch(n, now_ms);
+    if (!n->shutdown_done) {
+        send_replica_fetches(n, now_ms);
+        send_alters(n, now_ms);
+    }
+}
+
+/* ------------------------------------------------------------ responses */
+
+static void replica_fetch_done(logrep_node *n, fetch_ctx *fc, int64_t now_ms)
+{
+    logrep_struct *rs = logrep_msg_root(n->in);
+    int16_t top = (int16_t)lr_f_int(rs, "ErrorCode");
+    int32_t nt = lr_f_count(rs, "Responses");
+    /* Answer each asked partition from the response (matched by topic id
+     * and index); partitions missing from it are retried. */
+    for (int32_t k = 0; k < fc->n; k++) {
+        lr_npart *p = lr_node_part_by_id(n, fc->p[k].topic_id, fc->p[k].index);
+        if (!p)
+            continue;
+        logrep_struct *found = NULL;
+        for (int32_t i = 0; i < nt && !found; i++) {
+            logrep_struct *t = lr_f_elem(rs, "Responses", i);
+            const uint8_t *tid = logrep_struct_uuid(t, logrep_struct_field(t, "TopicId"));
+            if (!tid || memcmp(tid, fc->p[k].topic_id, 16) != 0)
+                continue;
+            int32_t np = lr_f_count(t, "Partitions");
+            for (int32_t j = 0; j < np; j++) {
+                logrep_struct *pe = lr_f_elem(t, "Partitions", j);
+                if (lr_f_int(pe, "PartitionIndex") == fc->p[k].index) {
+                    found = pe;
+                    break;
+                }
+            }
+        }
+        if (!found || top) {
+            lr_partition_follower_fetch_failed(p->rep);
+            continue;
+        }
+        int32_t de = -1;
+        int64_t deo = -1;
+        if (logrep_struct_tag_present(found, logrep_struct_field(found, "DivergingEpoch"))) {
+            logrep_struct *d = logrep_struct_struct(found, logrep_struct_field(found, "DivergingEpoch"));
+            de = (int32_t)lr_f_int(d, "Epoch");
+            deo = lr_f_int(d, "EndOffset");
+        }
+        const uint8_t *recs = NULL;
+        int32_t rlen = 0;
+        logrep_struct_bytes(found, logrep_struct_field(found, "Records"), &recs, &rlen);
+        int err = lr_partition_follower_response(
+            p->rep, &fc->p[k].ff, (logrep_err)lr_f_int(found, "ErrorCode"),
+            lr_f_int(found, "HighWatermark"), lr_f_int(found, "LogStartOffset"), de, deo, recs,
+            rlen > 0 ? (size_t)rlen : 0, now_ms);
+        if (err)
+            LR_LOG(&n->logger, LOGREP_LOG_WARN, "replica", "%s-%d: applying fetched data: %s",
+                   p->topic, p->index, logrep_err_name(err));
+        n->data_changed = 1;
+    }
+}
+
+static void alter_done(logrep_node *n, alter_ctx *ac, int64_t now_ms)
+{
+    lr_npart *p = lr_node_part_by_id(n, ac->topic_id, ac->index);
+    if (!p)
+        return;
+    logrep_struct *rs = logrep_msg_root(n->in);
+    logrep_err err = (logrep_err)lr_f_int(rs, "ErrorCode");
+    logrep_struct *t = lr_f_count(rs, "Topics") > 0 ? lr_f_elem(rs, "Topics", 0) : NULL;
+    logrep_struct *pe = t && lr_f_count(t, "Partitions") > 0 ? lr_f_elem(t, "Partitions", 0) : NULL;
+    if (!pe) {
+        lr_partition_alter_done(p->rep, err ? err : LOGREP_ERR__CORRUPT, 0, NULL, 0, now_ms);
+        return;
+    }
+    if (!err)
+        err = (logrep_err)lr_f_int(pe, "ErrorCode");
+    int32_t isr[LR_MAX_REPLICAS];
+    int fi = logrep_struct_field(pe, "Isr");
+    int32_t n_isr = logrep_struct_count(pe, fi);
+    if (n_isr > LR_MAX_REPLICAS || n_isr < 0)
+        n_isr = 0;
+    for (int32_t i = 0; i < n_isr; i++)
+        isr[i] = (int32_t)logrep_struct_elem_int(pe, fi, i);
+    lr_partition_alter_done(p->rep, err, (int32_t)lr_f_int(pe, "PartitionEpoch"), isr, n_isr, now_ms);
+}
+
+int lr_broker_response(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_ms)
+{
+    logrep_struct *rs = logrep_msg_root(n->in);
+    switch (o->kind) {
+    case LR_OUT_REGISTER: {
+        n->registering = 0;
+        logrep_err err = (logrep_err)lr_f_int(rs, "ErrorCode");
+        if (err) {
+            LR_LOG(&n->logger, LOGREP_LOG_WARN, "node", "registration refused: %s", logrep_err_name(err));
+            p->backoff_until = now_ms + 1000;
+            return 0;
+        }
+        n->broker_epoch = lr_f_int(rs, "BrokerEpoch");
+        n->last_heartbeat = 0;
+        LR_LOG(&n->logger, LOGREP_LOG_INFO, "node", "registered with broker epoch %lld",
+               (long long)n->broker_epoch);
+        return 0;
+    }
+    case LR_OUT_HEARTBEAT: {
+        n->heartbeat_in_flight = 0;
+        logrep_err err = (logrep_err)lr_f_int(rs, "ErrorCode");
+        if (err == LOGREP_ERR_STALE_BROKER_EPOCH || err == LOGREP_ERR_BROKER_ID_NOT_REGISTERED) {
+            n->broker_epoch = -1; /* the controller lost us: register again */
+            return 0;
+        }
+        if (!err) {
+            n->fenced = (int)lr_f_int(rs, "IsFenced");
+            if (n->shutting_down && lr_f_int(rs, "ShouldShutDown")) {
+                for (size_t i = 0; i < n->n_parts; i++)
+                    logrep_log_flush(lr_partition_log(n->parts[i].rep), now_ms);
+                write_clean_marker(n);
+                n->shutdown_done = 1;
+            }
+        }
+        return 0;
+    }
+    case LR_OUT_METADATA_FETCH: {
+        n->md_fetching = 0;
+        logrep_struct *t = lr_f_count(rs, "Responses") > 0 ? lr_f_elem(rs, "Responses", 0) : NULL;
+        logrep_struct *pe = t && lr_f_count(t, "Partitions") > 0 ? lr_f_elem(t, "Partitions", 0) : NULL;
+        const uint8_t *recs = NULL;
+        int32_t rlen = 0;
+        if (pe && !lr_f_int(pe, "ErrorCode"))
+            logrep_struct_bytes(pe, logrep_struct_field(pe, "Records"), &recs, &rlen);
+        if (rlen > 0 && apply_record_set(n, recs, (size_t)rlen, now_ms) != 0)
+            n->md_fetch_after = now_ms + 100;
+        return 0;
+    }
+    case LR_OUT_REPLICA_FETCH:
+        p->fetch_in_flight = 0;
+        replica_fetch_done(n, o->ctx, now_ms);
+        lr_free(&n->alloc, o->ctx, sizeof(fetch_ctx) + (size_t)((fetch_ctx *)o->ctx)->cap * sizeof(((fetch_ctx *)0)->p[0]));
+        return 0;
+    case LR_OUT_ALTER_PARTITION:
+        alter_done(n, o->ctx, now_ms);
+        lr_free(&n->alloc, o->ctx, sizeof(alter_ctx));
+        return 0;
+    case LR_OUT_CREATE_TOPICS:
+        if (o->ctx)
+            lr_node_admin_done(n, o->ctx, now_ms);
+        return 0;
+    case LR_OUT_ALLOCATE_PIDS:
+        n->pid_requesting = 0;
+        if (!lr_f_int(rs, "ErrorCode")) {
+            n->pid_next = lr_f_int(rs, "ProducerIdStart");
+            n->pid_end = n->pid_next + lr_f_int(rs, "ProducerIdLen");
+        }
+        return 0;
+    }
+    return 0;
+}
+
+void lr_broker_request_failed(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_ms)
+{
+    (void)now_ms;
+    switch (o->kind) {
+    case LR_OUT_REGISTER:
+        n->registering = 0;
+        break;
+    case LR_OUT_HEARTBEAT:
+        n->heartbeat_in_flight = 0;
+        break;
+    case LR_OUT_METADATA_FETCH:
+        n->md_fetching = 0;
+        break;
+    case LR_OUT_REPLICA_FETCH: {
+        fetch_ctx *fc = o->ctx;
+        p->fetch_in_flight = 0;
+        for (int32_t k = 0; k < fc->n; k++) {
+            lr_npart *np = lr_node_part_by_id(n, fc->p[k].topic_id, fc->p[k].index);
+            if (np)
+                lr_partition_follower_fetch_failed(np->rep);
+        }
+        lr_free(&n->alloc, fc, sizeof *fc + (size_t)fc->cap * sizeof fc->p[0]);
+        break;
+    }
+    case LR_OUT_ALTER_PARTITION: {
+        alter_ctx *ac = o->ctx;
+        lr_npart *np = lr_node_part_by_id(n, ac->topic_id, ac->index);
+        if (np)
+            lr_partition_alter_done(np->rep, LOGREP_ERR__IO, 0, NULL, 0, now_ms);
+        lr_free(&n->alloc, ac, sizeof *ac);
+        break;
+    }
+    case LR_OUT_ALLOCATE_PIDS:
+        n->pid_requesting = 0;
+        break;
+    default:
+        break;
+    }
+}

@@ -1,0 +1,446 @@
+/* The controller role of a node: the controller state machine
+ * (lib/controller) behind the wire protocol, with its records kept in the
+ * metadata log (__cluster_metadata-0, one record per batch) that brokers
+ * fetch and apply in order. A restarted controller replays that log. */
+#include <stdio.h>
+#include <string.h>
+
+#include "controller/controller.h"
+#include "node/node_int.h"
+
+struct lr_ctl_role {
+    lr_ctl *ctl;
+    logrep_log *log;
+    logrep_batch_builder *b;
+    int failed; /* the metadata log refused a record */
+};
+
+/* The metadata log is the controller's source of truth: every record is
+ * appended before any answer that depends on it leaves the node. */
+static void sink(void *ctx, int64_t offset, const uint8_t *rec, size_t len)
+{
+    logrep_node *n = ctx;
+    struct lr_ctl_role *r = n->ctl;
+    if (logrep_log_end_offset(r->log) != offset) {
+        r->failed = 1;
+        LR_LOG(&n->logger, LOGREP_LOG_ERROR, "controller",
+               "metadata record %lld does not follow the log end %lld", (long long)offset,
+               (long long)logrep_log_end_offset(r->log));
+        return;
+    }
+    logrep_batch_builder_reset(r->b);
+    const uint8_t *out;
+    size_t blen;
+    if (logrep_batch_builder_add(r->b, 0, NULL, -1, rec, (int32_t)len, NULL, 0) != LOGREP_OK ||
+        logrep_batch_builder_finish(r->b, &out, &blen) != LOGREP_OK) {
+        r->failed = 1;
+        return;
+    }
+    uint8_t buf[65536];
+    if (blen > sizeof buf) {
+        r->failed = 1;
+        return;
+    }
+    memcpy(buf, out, blen);
+    logrep_log_append_info info;
+    if (logrep_log_append_leader(r->log, buf, blen, 0, 0, &info) != LOGREP_OK) {
+        r->failed = 1;
+        return;
+    }
+    /* Metadata is small and precious: make it durable at once. */
+    logrep_log_flush(r->log, 0);
+    n->data_changed = 1;
+}
+
+static int replay(logrep_node *n, struct lr_ctl_role *r)
+{
+    logrep_batch_reader *rd;
+    int err = logrep_batch_reader_new(n->conf, &rd);
+    if (err)
+        return err;
+    int64_t off = logrep_log_start_offset(r->log), end = logrep_log_end_offset(r->log);
+    uint8_t *buf = NULL;
+    size_t cap = 0;
+    while (!err && off < end) {
+        logrep_log_slice s;
+        err = logrep_log_read(r->log, off, 1 << 20, INT64_MAX, 1, &s);
+        if (err || !s.length)
+            break;
+        if (s.length > cap) {
+            uint8_t *nb = lr_realloc(&n->alloc, buf, cap, (size_t)s.length);
+            if (!nb) {
+                err = LOGREP_ERR__NOMEM;
+                break;
+            }
+            buf = nb;
+            cap = (size_t)s.length;
+        }
+        size_t got;
+        err = n->st->read(n->st->ctx, s.file, s.position, buf, (size_t)s.length, &got);
+        size_t pos = 0;
+        while (!err && pos < got) {
+            logrep_batch_header h;
+            if ((err = logrep_batch_reader_open(rd, buf + pos, got - pos, &h)) != 0)
+                break;
+            logrep_record rec;
+            while (logrep_batch_reader_next(rd, &rec) == LOGREP_OK)
+                if (rec.value_len > 0)
+                    lr_ctl_replay(r->ctl, rec.value, (size_t)rec.value_len);
+            pos += (size_t)h.batch_length + LOGREP_LOG_OVERHEAD;
+        }
+        off = s.next_offset;
+    }
+    lr_free(&n->alloc, buf, cap);
+    logrep_batch_reader_free(rd);
+    return err;
+}
+
+int lr_nctl_new(logrep_node *n, int64_t now_ms)
+{
+    struct lr_ctl_role *r = lr_calloc(&n->alloc, 1, sizeof *r);
+    if (!r)
+        return LOGREP_ERR__NOMEM;
+    n->ctl = r;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/%s-0", n->log_dir, LR_METADATA_TOPIC);
+    int err = logrep_log_open(n->conf, n->st, dir, now_ms, &r->log);
+    if (!err)
+        err = logrep_batch_builder_new(n->conf, &r->b);
+    if (!err && !(r->ctl = lr_ctl_new(n->conf, sink, n)))
+        err = LOGREP_ERR__NOMEM;
+    if (!err)
+        err = replay(n, r);
+    if (err) {
+        lr_nctl_free(n);
+        return err;
+    }
+    LR_LOG(&n->logger, LOGREP_LOG_INFO, "controller", "controller up at metadata offset %lld",
+           (long long)logrep_log_end_offset(r->log));
+    return 0;
+}
+
+static int init_resp_to(logrep_node *n)
+{
+    return logrep_msg_init_response_to(n->resp, n->req);
+}
+
+void lr_nctl_free(logrep_node *n)
+{
+    struct lr_ctl_role *r = n->ctl;
+    if (!r)
+        return;
+    lr_ctl_free(r->ctl);
+    logrep_batch_builder_free(r->b);
+    if (r->log)
+        logrep_log_close(r->log);
+    lr_free(&n->alloc, r, sizeof *r);
+    n->ctl = NULL;
+}
+
+void lr_nctl_tick(logrep_node *n, int64_t now_ms)
+{
+    lr_ctl_tick(n->ctl->ctl, now_ms);
+    int64_t next;
+    logrep_log_tick(n->ctl->log, now_ms, &next);
+}
+
+logrep_err lr_nctl_fetch_metadata(logrep_node *n, int64_t offset, uint64_t max_bytes,
+                                  logrep_log_slice *slice, int64_t *hw, int64_t *log_start)
+{
+    struct lr_ctl_role *r = n->ctl;
+    memset(slice, 0, sizeof *slice);
+    *hw = logrep_log_end_offset(r->log);
+    *log_start = logrep_log_start_offset(r->log);
+    if (offset == *hw)
+        return LOGREP_OK;
+    return logrep_log_read(r->log, offset, max_bytes, INT64_MAX, 1, slice);
+}
+
+static int respond(logrep_node *n, lr_conn *c)
+{
+    lr_slot *s = lr_node_slot(n, c);
+    return s ? lr_node_finish(n, c, s, n->resp) : LOGREP_ERR__NOMEM;
+}
+
+static int16_t code(int err)
+{
+    if (err > 0)
+        return (int16_t)err;
+    return err ? LOGREP_ERR_UNKNOWN_SERVER_ERROR : 0;
+}
+
+static int handle_registration(logrep_node *n, lr_conn *c, int64_t now_ms)
+{
+    logrep_struct *rq = logrep_msg_root(n->req);
+    lr_ctl_register_req rr;
+    memset(&rr, 0, sizeof rr);
+    rr.broker_id = (int32_t)lr_f_int(rq, "BrokerId");
+    const uint8_t *inc = logrep_struct_uuid(rq, logrep_struct_field(rq, "IncarnationId"));
+    if (inc)
+        memcpy(rr.incarnation, inc, 16);
+    rr.previous_broker_epoch = lr_f_int(rq, "PreviousBrokerEpoch");
+    /* Strings in the request are not NUL-terminated: copy them. */
+    char rack[256], names[8][64], hosts[8][256];
+    lr_ctl_endpoint eps[8];
+    const char *p;
+    int32_t len;
+    rr.rack = NULL;
+    if (lr_f_str(rq, "Rack", &p, &len) == 0 && p && len >= 0 && len < (int32_t)sizeof rack) {
+        memcpy(rack, p, (size_t)len);
+        rack[len] = 0;
+        rr.rack = rack;
+    }
+    int32_t nl = lr_f_count(rq, "Listeners");
+    for (int32_t i = 0; i < nl && i < 8; i++) {
+        logrep_struct *l = lr_f_elem(rq, "Listeners", i);
+        names[i][0] = hosts[i][0] = 0;
+        if (lr_f_str(l, "Name", &p, &len) == 0 && p && len >= 0 && len < 64) {
+            memcpy(names[i], p, (size_t)len);
+            names[i][len] = 0;
+        }
+        if (lr_f_str(l, "Host", &p, &len) == 0 && p && len >= 0 && len < 256) {
+            memcpy(hosts[i], p, (size_t)len);
+            hosts[i][len] = 0;
+        }
+        eps[i].name = names[i];
+        eps[i].host = hosts[i];
+        eps[i].port = (uint16_t)lr_f_int(l, "Port");
+        eps[i].security_protocol = (int16_t)lr_f_int(l, "SecurityProtocol");
+        rr.n_endpoints++;
+    }
+    rr.endpoints = eps;
+    lr_ctl_register_resp resp;
+    int err = lr_ctl_register_broker(n->ctl->ctl, &rr, now_ms, &resp);
+    int e2 = init_resp_to(n);
+    if (e2)
+        return e2;
+    logrep_struct *rs = logrep_msg_root(n->resp);
+    lr_f_set_int(rs, "ErrorCode", code(err));
+    lr_f_set_int(rs, "BrokerEpoch", err ? -1 : resp.broker_epoch);
+    return respond(n, c);
+}
+
+static int handle_heartbeat(logrep_node *n, lr_conn *c, int64_t now_ms)
+{
+    logrep_struct *rq = logrep_msg_root(n->req);
+    lr_ctl_heartbeat_req hr;
+    hr.broker_id = (int32_t)lr_f_int(rq, "BrokerId");
+    hr.broker_epoch = lr_f_int(rq, "BrokerEpoch");
+    hr.current_metadata_offset = lr_f_int(rq, "CurrentMetadataOffset");
+    hr.want_fence = (uint8_t)lr_f_int(rq, "WantFence");
+    hr.want_shutdown = (uint8_t)lr_f_int(rq, "WantShutDown");
+    lr_ctl_heartbeat_resp resp;
+    memset(&resp, 0, sizeof resp);
+    int err = lr_ctl_heartbeat(n->ctl->ctl, &hr, now_ms, &resp);
+    int e2 = init_resp_to(n);
+    if (e2)
+        return e2;
+    logrep_struct *rs = logrep_msg_root(n->resp);
+    lr_f_set_int(rs, "ErrorCode", code(err));
+    lr_f_set_int(rs, "IsCaughtUp", resp.is_caught_up);
+    lr_f_set_int(rs, "IsFenced", err ? 1 : resp.is_fenced);
+    lr_f_set_int(rs, "ShouldShutDown", resp.should_shutdown);
+    return respond(n, c);
+}
+
+static int handle_alter_partition(logrep_node *n, lr_conn *c)
+{
+    logrep_struct *rq = logrep_msg_root(n->req);
+    int e2 = init_resp_to(n);
+    if (e2)
+        return e2;
+    logrep_struct *rs = logrep_msg_root(n->resp);
+    int32_t nt = lr_f_count(rq, "Topics");
+    lr_f_set_count(rs, "Topics", nt);
+    for (int32_t i = 0; i < nt; i++) {
+        logrep_struct *qt = lr_f_elem(rq, "Topics", i);
+        logrep_struct *rt = lr_f_elem(rs, "Topics", i);
+        const uint8_t *tid = logrep_struct_uuid(qt, logrep_struct_field(qt, "TopicId"));
+        logrep_struct_set_uuid(rt, logrep_struct_field(rt, "TopicId"), tid);
+        int32_t np = lr_f_count(qt, "Partitions");
+        lr_f_set_count(rt, "Partitions", np);
+        for (int32_t j = 0; j < np; j++) {
+            logrep_struct *qp = lr_f_elem(qt, "Partitions", j);
+            logrep_struct *rp = lr_f_elem(rt, "Partitions", j);
+            lr_ctl_alter_partition_req ar;
+            memset(&ar, 0, sizeof ar);
+            ar.broker_id = (int32_t)lr_f_int(rq, "BrokerId");
+            ar.broker_epoch = lr_f_int(rq, "BrokerEpoch");
+            if (tid)
+                memcpy(ar.topic_id, tid, 16);
+            ar.partition = (int32_t)lr_f_int(qp, "PartitionIndex");
+            ar.leader_epoch = (int32_t)lr_f_int(qp, "LeaderEpoch");
+            ar.partition_epoch = (int32_t)lr_f_int(qp, "PartitionEpoch");
+            ar.leader_recovery_state = (int8_t)lr_f_int(qp, "LeaderRecoveryState");
+            lr_ctl_isr_member members[LR_MAX_REPLICAS];
+            int32_t nm = lr_f_count(qp, "NewIsrWithEpochs");
+            if (nm < 0)
+                nm = 0;
+            if (nm > LR_MAX_REPLICAS)
+                nm = LR_MAX_REPLICAS;
+            for (int32_t k = 0; k < nm; k++) {
+                logrep_struct *b = lr_f_elem(qp, "NewIsrWithEpochs", k);
+                members[k].broker_id = (int32_t)lr_f_int(b, "BrokerId");
+                members[k].broker_epoch = lr_f_int(b, "BrokerEpoch");
+            }
+            ar.new_isr = members;
+            ar.n_new_isr = (size_t)nm;
+            lr_ctl_partition_state st;
+            memset(&st, 0, sizeof st);
+            st.leader = -1;
+            int err = lr_ctl_alter_partition(n->ctl->ctl, &ar, &st);
+            lr_f_set_int(rp, "PartitionIndex", ar.partition);
+            lr_f_set_int(rp, "ErrorCode", code(err));
+            lr_f_set_int(rp, "LeaderId", st.leader);
+            lr_f_set_int(rp, "LeaderEpoch", st.leader_epoch);
+            lr_f_set_int(rp, "PartitionEpoch", st.partition_epoch);
+            lr_f_set_int(rp, "LeaderRecoveryState", st.leader_recovery_state);
+            int fi = logrep_struct_field(rp, "Isr");
+            logrep_struct_set_count(rp, fi, st.n_isr);
+            for (int32_t k = 0; k < st.n_isr; k++)
+                logrep_struct_set_elem_int(rp, fi, k, st.isr[k]);
+        }
+    }
+    return respond(n, c);
+}
+
+static int handle_create_topics(logrep_node *n, lr_conn *c)
+{
+    logrep_struct *rq = logrep_msg_root(n->req);
+    int e2 = init_resp_to(n);
+    if (e2)
+        return e2;
+    logrep_struct *rs = logrep_msg_root(n->resp);
+    int only_validate = (int)lr_f_int(rq, "validateOnly");
+    int32_t nt = lr_f_count(rq, "Topics");
+    lr_f_set_count(rs, "Topics", nt);
+    for (int32_t i = 0; i < nt; i++) {
+        logrep_struct *qt = lr_f_elem(rq, "Topics", i);
+        logrep_struct *rt = lr_f_elem(rs, "Topics", i);
+        const char *p;
+        int32_t len;
+        char name[LR_MD_MAX_TOPIC_NAME + 2];
+        lr_f_str(qt, "Name", &p, &len);
+        int err = 0;
+        if (!p || len < 0 || len > LR_MD_MAX_TOPIC_NAME) {
+            err = LOGREP_ERR_INVALID_TOPIC_EXCEPTION;
+            name[0] = 0;
+        } else {
+            memcpy(name, p, (size_t)len);
+            name[len] = 0;
+        }
+        lr_f_set_str(rt, "Name", name, (int32_t)strlen(name));
+        /* Configs: name/value pairs copied to NUL-terminated strings. */
+        lr_ctl_config cfg[16];
+        char cbuf[16][2][256];
+        int32_t nc = lr_f_count(qt, "Configs");
+        size_t ncfg = 0;
+        for (int32_t k = 0; k < nc && k < 16; k++) {
+            logrep_struct *ce = lr_f_elem(qt, "Configs", k);
+            const char *cn, *cv;
+            int32_t cnl, cvl;
+            lr_f_str(ce, "Name", &cn, &cnl);
+            lr_f_str(ce, "Value", &cv, &cvl);
+            if (!cn || cnl < 0 || cnl >= 256 || !cv || cvl < 0 || cvl >= 256)
+                continue;
+            memcpy(cbuf[ncfg][0], cn, (size_t)cnl);
+            cbuf[ncfg][0][cnl] = 0;
+            memcpy(cbuf[ncfg][1], cv, (size_t)cvl);
+            cbuf[ncfg][1][cvl] = 0;
+            cfg[ncfg].name = cbuf[ncfg][0];
+            cfg[ncfg].value = cbuf[ncfg][1];
+            ncfg++;
+        }
+        lr_ctl_create_topic_req cr = {name, (int32_t)lr_f_int(qt, "NumPartitions"),
+                                      (int32_t)lr_f_int(qt, "ReplicationFactor"), cfg, ncfg};
+        uint8_t id[16] = {0};
+        if (!err && !only_validate)
+            err = lr_ctl_create_topic(n->ctl->ctl, &cr, id);
+        lr_f_set_int(rt, "ErrorCode", code(err));
+        logrep_struct_set_uuid(rt, logrep_struct_field(rt, "TopicId"), id);
+        if (!err) {
+            const lr_md_topic *t = lr_md_topic_by_name(lr_ctl_image(n->ctl->ctl), name);
+            lr_f_set_int(rt, "NumPartitions", t ? t->n_parts : cr.num_partitions);
+            lr_f_set_int(rt, "ReplicationFactor", t && t->n_parts ? t->parts[0].n_replicas : cr.replication_factor);
+        } else {
+            const char *msg = logrep_err_str(err);
+            lr_f_set_str(rt, "ErrorMessage", msg, (int32_t)strlen(msg));
+        }
+    }
+    return respond(n, c);
+}
+
+static int handle_delete_topics(logrep_node *n, lr_conn *c)
+{
+    logrep_struct *rq = logrep_msg_root(n->req);
+    int e2 = init_resp_to(n);
+    if (e2)
+        return e2;
+    logrep_struct *rs = logrep_msg_root(n->resp);
+    int version = logrep_msg_version(n->req);
+    int32_t nt = version >= 6 ? lr_f_count(rq, "Topics") : lr_f_count(rq, "TopicNames");
+    lr_f_set_count(rs, "Responses", nt);
+    for (int32_t i = 0; i < nt; i++) {
+        const char *p = NULL;
+        int32_t len = -1;
+        if (version >= 6)
+            lr_f_str(lr_f_elem(rq, "Topics", i), "Name", &p, &len);
+        else
+            logrep_struct_elem_bytes(rq, logrep_struct_field(rq, "TopicNames"), i,
+                                     (const uint8_t **)&p, &len);
+        logrep_struct *rt = lr_f_elem(rs, "Responses", i);
+        char name[LR_MD_MAX_TOPIC_NAME + 1];
+        int err = LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+        if (p && len >= 0 && len <= LR_MD_MAX_TOPIC_NAME) {
+            memcpy(name, p, (size_t)len);
+            name[len] = 0;
+            lr_f_set_str(rt, "Name", name, len);
+            err = lr_ctl_delete_topic(n->ctl->ctl, name);
+        }
+        lr_f_set_int(rt, "ErrorCode", code(err));
+    }
+    return respond(n, c);
+}
+
+static int handle_allocate_pids(logrep_node *n, lr_conn *c)
+{
+    logrep_struct *rq = logrep_msg_root(n->req);
+    int64_t first = -1;
+    int32_t count = 0;
+    int err = lr_ctl_allocate_producer_ids(n->ctl->ctl, (int32_t)lr_f_int(rq, "BrokerId"),
+                                           lr_f_int(rq, "BrokerEpoch"), &first, &count);
+    int e2 = init_resp_to(n);
+    if (e2)
+        return e2;
+    logrep_struct *rs = logrep_msg_root(n->resp);
+    lr_f_set_int(rs, "ErrorCode", code(err));
+    lr_f_set_int(rs, "ProducerIdStart", first);
+    lr_f_set_int(rs, "ProducerIdLen", count);
+    return respond(n, c);
+}
+
+int lr_nctl_handle(logrep_node *n, lr_conn *c, int64_t now_ms, int *err)
+{
+    switch (logrep_msg_api_key(n->req)) {
+    case LOGREP_API_BROKER_REGISTRATION:
+        *err = handle_registration(n, c, now_ms);
+        return 1;
+    case LOGREP_API_BROKER_HEARTBEAT:
+        *err = handle_heartbeat(n, c, now_ms);
+        return 1;
+    case LOGREP_API_ALTER_PARTITION:
+        *err = handle_alter_partition(n, c);
+        return 1;
+    case LOGREP_API_CREATE_TOPICS:
+        *err = handle_create_topics(n, c);
+        return 1;
+    case LOGREP_API_DELETE_TOPICS:
+        *err = handle_delete_topics(n, c);
+        return 1;
+    case LOGREP_API_ALLOCATE_PRODUCER_IDS:
+        *err = handle_allocate_pids(n, c);
+        return 1;
+    default:
+        return 0;
+    }
+}

@@ -1,0 +1,987 @@
+/* Client and peer requests served by a broker: ApiVersions, Metadata,
+ * Produce, Fetch (consumers and followers, with long-poll), ListOffsets,
+ * OffsetForLeaderEpoch, InitProducerId, CreateTopics/DeleteTopics
+ * (forwarded to the controller), DescribeConfigs. Requests that must wait
+ * (acks=all produce, long-poll fetch, forwarded admin calls) become
+ * deferred entries that keep their connection's response slot. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "node/node_int.h"
+
+/* A deferred request. Produce keeps per-partition results; fetch and
+ * forwarded admin requests keep a copy of the request frame and are
+ * answered by running the handler again. */
+typedef struct presult {
+    char *topic;
+    int32_t partition;
+    lr_produce_res res;
+    uint64_t token;   /* 0: answered */
+} presult;
+
+typedef struct lr_deferred {
+    struct lr_deferred *next;
+    lr_conn *conn;
+    lr_slot *slot;
+    int kind;
+    int64_t deadline;
+    int16_t version;
+    int16_t api_key;
+    int32_t correlation_id;
+    presult *results;
+    int32_t n_results;
+    int32_t outstanding;
+    uint8_t *frame;       /* fetch / admin: the request, copied */
+    size_t frame_len;
+    int admin_done;       /* forwarded admin: the controller answered */
+    int16_t admin_error;
+} lr_deferred;
+
+/* Records read into memory for storages without file descriptors; freed
+ * once the response is encoded. */
+typedef struct tmpbuf {
+    struct tmpbuf *next;
+    size_t len;
+    uint8_t data[];
+} tmpbuf;
+
+/* ------------------------------------------------------------ helpers */
+
+static int err_code(logrep_err e)
+{
+    if (e > 0 || e == LOGREP_ERR_UNKNOWN_SERVER_ERROR)
+        return e;
+    if (e == LOGREP_OK)
+        return 0;
+    return LOGREP_ERR_UNKNOWN_SERVER_ERROR;
+}
+
+static void tmp_free(logrep_node *n, tmpbuf **list)
+{
+    while (*list) {
+        tmpbuf *t = *list;
+        *list = t->next;
+        lr_free(&n->alloc, t, sizeof *t + t->len);
+    }
+}
+
+static int respond_now(logrep_node *n, lr_conn *c, tmpbuf **tmps)
+{
+    lr_slot *s = lr_node_slot(n, c);
+    int err = s ? lr_node_finish(n, c, s, n->resp) : LOGREP_ERR__NOMEM;
+    tmp_free(n, tmps);
+    return err;
+}
+
+static int init_resp(logrep_node *n)
+{
+    return logrep_msg_init_response_to(n->resp, n->req);
+}
+
+static const lr_md_topic *topic_named(logrep_node *n, const char *p, int32_t len)
+{
+    char name[LR_MD_MAX_TOPIC_NAME + 1];
+    if (len < 0 || len > LR_MD_MAX_TOPIC_NAME)
+        return NULL;
+    memcpy(name, p, (size_t)len);
+    name[len] = 0;
+    return lr_md_topic_by_name(n->img, name);
+}
+
+static lr_npart *part_named(logrep_node *n, const char *p, int32_t len, int32_t index)
+{
+    char name[LR_MD_MAX_TOPIC_NAME + 1];
+    if (len < 0 || len > LR_MD_MAX_TOPIC_NAME)
+        return NULL;
+    memcpy(name, p, (size_t)len);
+    name[len] = 0;
+    return lr_node_part(n, name, index);
+}
+
+/* Error for a partition this node does not host. */
+static int16_t missing_part_error(logrep_node *n, const char *topic, int32_t len, int32_t index)
+{
+    const lr_md_topic *t = topic_named(n, topic, len);
+    if (!t || index < 0 || index >= t->n_parts)
+        return LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    return LOGREP_ERR_NOT_LEADER_OR_FOLLOWER;
+}
+
+/* ------------------------------------------------------------ ApiVersions */
+
+static int handle_api_versions(logrep_node *n, lr_conn *c)
+{
+    tmpbuf *tmps = NULL;
+    int err = init_resp(n);
+    if (!err)
+        err = logrep_msg_fill_api_versions(n->resp);
+    if (err)
+        return err;
+    return respond_now(n, c, &tmps);
+}
+
+/* ------------------------------------------------------------ Metadata */
+
+static void fill_partition(logrep_node *n, logrep_struct *pe, int32_t index,
+                           const lr_md_partition *mp)
+{
+    (void)n;
+    lr_f_set_int(pe, "PartitionIndex", index);
+    lr_f_set_int(pe, "ErrorCode", mp->leader < 0 ? LOGREP_ERR_LEADER_NOT_AVAILABLE : 0);
+    lr_f_set_int(pe, "LeaderId", mp->leader);
+    lr_f_set_int(pe, "LeaderEpoch", mp->leader_epoch);
+    int fr = logrep_struct_field(pe, "ReplicaNodes");
+    int fi = logrep_struct_field(pe, "IsrNodes");
+    int fo = logrep_struct_field(pe, "OfflineReplicas");
+    logrep_struct_set_count(pe, fr, mp->n_replicas);
+    for (int32_t i = 0; i < mp->n_replicas; i++)
+        logrep_struct_set_elem_int(pe, fr, i, mp->replicas[i]);
+    logrep_struct_set_count(pe, fi, mp->n_isr);
+    for (int32_t i = 0; i < mp->n_isr; i++)
+        logrep_struct_set_elem_int(pe, fi, i, mp->isr[i]);
+    int32_t off = 0;
+    for (int32_t i = 0; i < mp->n_replicas; i++) {
+        const lr_md_broker *b = lr_md_broker_get(n->img, mp->replicas[i]);
+        if (!b || b->fenced)
+            off++;
+    }
+    logrep_struct_set_count(pe, fo, off);
+    off = 0;
+    for (int32_t i = 0; i < mp->n_replicas; i++) {
+        const lr_md_broker *b = lr_md_broker_get(n->img, mp->replicas[i]);
+        if (!b || b->fenced)
+            logrep_struct_set_elem_int(pe, fo, off++, mp->replicas[i]);
+    }
+}
+
+static void fill_topic(logrep_node *n, logrep_struct *te, const lr_md_topic *t)
+{
+    lr_f_set_int(te, "ErrorCode", 0);
+    lr_f_set_str(te, "Name", t->name, (int32_t)strlen(t->name));
+    logrep_struct_set_uuid(te, logrep_struct_field(te, "TopicId"), t->id);
+    lr_f_set_int(te, "IsInternal", t->name[0] == '_' && t->name[1] == '_');
+    lr_f_set_count(te, "Partitions", t->n_parts);
+    for (int32_t i = 0; i < t->n_parts; i++)
+        fill_partition(n, lr_f_elem(te, "Partitions", i), i, &t->parts[i]);
+}
+
+static int handle_metadata(logrep_node *n, lr_conn *c, int64_t now_ms)
+{
+    logrep_struct *rq = logrep_msg_root(n->req);
+    int err = init_resp(n);
+    if (err)
+        return err;
+    logrep_struct *rs = logrep_msg_root(n->resp);
+    char cid[128];
+    logrep_conf_get(n->conf, "logrep.cluster.id", cid, sizeof cid, NULL);
+    lr_f_set_str(rs, "ClusterId", cid, (int32_t)strlen(cid));
+    lr_f_set_int(rs, "ControllerId", n->ctl_id);
+    size_t nb = lr_md_broker_count(n->img), live = 0;
+    for (size_t i = 0; i < nb; i++) {
+        const lr_md_broker *b = lr_md_broker_at(n->img, i);
+        if (!b->fenced && b->n_endpoints)
+            live++;
+    }
+    lr_f_set_count(rs, "Brokers", (int32_t)live);
+    size_t k = 0;
+    for (size_t i = 0; i < nb; i++) {
+        const lr_md_broker *b = lr_md_broker_at(n->img, i);
+        if (b->fenced || !b->n_endpoints)
+            continue;
+        logrep_struct *be = lr_f_elem(rs, "Brokers", (int32_t)k++);
+        lr_f_set_int(be, "NodeId", b->id);
+        lr_f_set_str(be, "Host", b->endpoints[0].host, (int32_t)strlen(b->endpoints[0].host));
+        lr_f_set_int(be, "Port", b->endpoints[0].port);
+        if (b->rack)
+            lr_f_set_str(be, "Rack", b->rack, (int32_t)strlen(b->rack));
+        else
+            logrep_struct_set_null(be, logrep_struct_field(be, "Rack"));
+    }
+    int ft = logrep_struct_field(rq, "Topics");
+    if (logrep_struct_is_null(rq, ft)) {
+        /* All topics. */
+        size_t nt = lr_md_topic_count(n->img);
+        lr_f_set_count(rs, "Topics", (int32_t)nt);
+        for (size_t i = 0; i < nt; i++)
+            fill_topic(n, lr_f_elem(rs, "Topics", (int32_t)i), lr_md_topic_at(n->img, i));
+    } else {
+        int32_t cnt = logrep_struct_count(rq, ft);
+        lr_f_set_count(rs, "Topics", cnt);
+        int autocreate = lr_conf_int(n->conf, LR_CONF_AUTO_CREATE_TOPICS) &&
+                         (logrep_msg_version(n->req) < 4 || lr_f_int(rq, "AllowAutoTopicCreation"));
+        for (int32_t i = 0; i < cnt; i++) {
+            logrep_struct *qt = logrep_struct_elem(rq, ft, i);
+            logrep_struct *te = lr_f_elem(rs, "Topics", i);
+            const char *name;
+            int32_t len;
+            lr_f_str(qt, "Name", &name, &len);
+            const lr_md_topic *t = name && len >= 0 ? topic_named(n, name, len) : NULL;
+            if (t) {
+                fill_topic(n, te, t);
+                continue;
+            }
+            if (name && len >= 0)
+                lr_f_set_str(te, "Name", name, len);
+            if (autocreate && name && len > 0 && len <= LR_MD_MAX_TOPIC_NAME) {
+                char tn[LR_MD_MAX_TOPIC_NAME + 1];
+                memcpy(tn, name, (size_t)len);
+                tn[len] = 0;
+                lr_node_forward_create(n, tn, (int32_t)lr_conf_int(n->conf, LR_CONF_NUM_PARTITIONS),
+                                       (int16_t)lr_conf_int(n->conf, LR_CONF_DEFAULT_REPLICATION_FACTOR),
+                                       now_ms);
+                lr_f_set_int(te, "ErrorCode", LOGREP_ERR_LEADER_NOT_AVAILABLE);
+            } else {
+                lr_f_set_int(te, "ErrorCode", LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION);
+            }
+        }
+    }
+    tmpbuf *tmps = NULL;
+    return respond_now(n, c, &tmps);
+}
+
+/* ------------------------------------------------------------ Produce */
+
+static lr_deferred *deferred_new(logrep_node *n, lr_conn *c, int kind)
+{
+    lr_deferred *d = lr_calloc(&n->alloc, 1, sizeof *d);
+    if (!d)
+        return NULL;
+    d->slot = lr_node_slot(n, c);
+    if (!d->slot) {
+        lr_free(&n->alloc, d, sizeof *d);
+        return NULL;
+    }
+    d->conn = c;
+    d->kind = kind;
+    d->api_key = (int16_t)logrep_msg_api_key(n->req);
+    d->version = (int16_t)logrep_msg_version(n->req);
+    d->correlation_id = logrep_msg_correlation_id(n->req);
+    d->next = n->deferred;
+    n->deferred = d;
+    return d;
+}
+
+static void deferred_free(logrep_node *n, lr_deferred *d)
+{
+    for (int32_t i = 0; i < d->n_results; i++)
+        lr_strfree(&n->alloc, d->results[i].topic);
+    lr_free(&n->alloc, d->results, (size_t)d->n_results * sizeof *d->results);
+    lr_free(&n->alloc, d->frame, d->frame_len);
+    lr_free(&n->alloc, d, sizeof *d);
+}
+
+static void deferred_unlink(logrep_node *n, lr_deferred *d)
+{
+    lr_deferred **pp = &n->deferred;
+    while (*pp && *pp != d)
+        pp = &(*pp)->next;
+    if (*pp)
+        *pp = d->next;
+}
+
+/* Builds the produce response from the results. */
+static int produce_response(logrep_node *n, int16_t version, int32_t corr, presult *r, int32_t nr)
+{
+    int err = logrep_msg_init_response(n->resp, LOGREP_API_PRODUCE, version, corr);
+    if (err)
+        return err;
+    logrep_struct *rs = logrep_msg_root(n->resp);
+    /* Group by topic, keeping request order. */
+    int32_t ntopics = 0;
+    for (int32_t i = 0; i < nr; i++)
+        if (i == 0 || strcmp(r[i].topic, r[i - 1].topic) != 0)
+            ntopics++;
+    lr_f_set_count(rs, "Responses", ntopics);
+    int32_t ti = -1, pi = 0;
+    logrep_struct *te = NULL;
+    for (int32_t i = 0; i < nr; i++) {
+        if (i == 0 || strcmp(r[i].topic, r[i - 1].topic) != 0) {
+            te = lr_f_elem(rs, "Responses", ++ti);
+            lr_f_set_str(te, "Name", r[i].topic, (int32_t)strlen(r[i].topic));
+            int32_t cnt = 0;
+            for (int32_t j = i; j < nr && strcmp(r[j].topic, r[i].topic) == 0; j++)
+                cnt++;
+            lr_f_set_count(te, "PartitionResponses", cnt);
+            pi = 0;
+        }
+        logrep_struct *pe = lr_f_elem(te, "PartitionResponses", pi++);
+        lr_f_set_int(pe, "Index", r[i].partition);
+        lr_f_set_int(pe, "ErrorCode", err_code(r[i].res.error));
+        lr_f_set_int(pe, "BaseOffset", r[i].res.error && r[i].res.error !=
+                     LOGREP_ERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND ? -1 : r[i].res.base_offset);
+        lr_f_set_int(pe, "LogAppendTimeMs", r[i].res.log_append_time);
+        lr_f_set_int(pe, "LogStartOffset", r[i].res.log_start_offset);
+    }
+    return 0;
+}
+
+static int handle_produce(logrep_node *n, lr_conn *c, int64_t now_ms)
+{
+    logrep_struct *rq = logrep_msg_root(n->req);
+    int16_t acks = (int16_t)lr_f_int(rq, "Acks");
+    int64_t timeout = lr_f_int(rq, "TimeoutMs");
+    int32_t nt = lr_f_count(rq, "TopicData");
+    int32_t total = 0;
+    for (int32_t i = 0; i < nt; i++)
+        total += lr_f_count(lr_f_elem(rq, "TopicData", i), "PartitionData");
+    presult *res = lr_calloc(&n->alloc, total > 0 ? (size_t)total : 1, sizeof *res);
+    if (!res)
+        return LOGREP_ERR__NOMEM;
+    int32_t k = 0, parked = 0;
+    uint64_t base_token = (++n->token_seq) << 20;
+    for (int32_t i = 0; i < nt; i++) {
+        logrep_struct *te = lr_f_elem(rq, "TopicData", i);
+        const char *name;
+        int32_t len;
+        lr_f_str(te, "Name", &name, &len);
+        int32_t np = lr_f_count(te, "PartitionData");
+        for (int32_t j = 0; j < np; j++, k++) {
+            logrep_struct *pe = lr_f_elem(te, "PartitionData", j);
+            int32_t index = (int32_t)lr_f_int(pe, "Index");
+            presult *r = &res[k];
+            r->partition = index;
+            r->topic = lr_malloc(&n->alloc, (size_t)(len > 0 ? len : 0) + 1);
+            if (r->topic) {
+                memcpy(r->topic, name ? name : "", (size_t)(len > 0 ? len : 0));
+                r->topic[len > 0 ? len : 0] = 0;
+            }
+            r->res.base_offset = -1;
+            r->res.log_append_time = -1;
+            r->res.log_start_offset = -1;
+            lr_npart *p = name ? part_named(n, name, len, index) : NULL;
+            const uint8_t *recs;
+            int32_t rlen;
+            logrep_struct_bytes(pe, logrep_struct_field(pe, "Records"), &recs, &rlen);
+            if (!r->topic) {
+                r->res.error = LOGREP_ERR__NOMEM;
+            } else if (!p) {
+                r->res.error = missing_part_error(n, name, len, index);
+            } else if (rlen <= 0) {
+                r->res.error = LOGREP_ERR_INVALID_RECORD;
+            } else {
+                /* The log stamps offsets into the batch: work on a copy
+                 * since the request frame is the host's. */
+                uint8_t *copy = lr_malloc(&n->alloc, (size_t)rlen);
+                if (!copy) {
+                    r->res.error = LOGREP_ERR__NOMEM;
+                } else {
+                    memcpy(copy, recs, (size_t)rlen);
+                    lr_partition_produce(p->rep, copy, (size_t)rlen, acks, timeout,
+                                         base_token | (uint64_t)k, now_ms, &r->res);
+                    lr_free(&n->alloc, copy, (size_t)rlen);
+                    if (r->res.parked) {
+                        r->token = base_token | (uint64_t)k;
+                        parked++;
+                    } else if (!r->res.error) {
+                        logrep_batch_header h;
+                        if (logrep_batch_header_parse(recs, (size_t)rlen, &h) == LOGREP_OK)
+                            n->stats.produce_records += h.record_count;
+                    }
+                    n->data_changed = 1;
+                }
+            }
+        }
+    }
+    int err = 0;
+    if (acks == 0) {
+        /* acks=0: Kafka sends no response at all. */
+        for (int32_t i = 0; i < total; i++)
+            lr_strfree(&n->alloc, res[i].topic);
+        lr_free(&n->alloc, res, (size_t)(total > 0 ? total : 1) * sizeof *res);
+        return 0;
+    }
+    if (!parked) {
+        err = produce_response(n, (int16_t)logrep_msg_version(n->req),
+                               logrep_msg_correlation_id(n->req), res, total);
+        tmpbuf *tmps = NULL;
+        if (!err)
+            err = respond_now(n, c, &tmps);
+        for (int32_t i = 0; i < total; i++)
+            lr_strfree(&n->alloc, res[i].topic);
+        lr_free(&n->alloc, res, (size_t)(total > 0 ? total : 1) * sizeof *res);
+        return err;
+    }
+    lr_deferred *d = deferred_new(n, c, LR_SLOT_PRODUCE);
+    if (!d) {
+        for (int32_t i = 0; i < total; i++)
+            lr_strfree(&n->alloc, res[i].topic);
+        lr_free(&n->alloc, res, (size_t)(total > 0 ? total : 1) * sizeof *res);
+        return LOGREP_ERR__NOMEM;
+    }
+    d->results = res;
+    d->n_results = total > 0 ? total : 1;
+    if (total == 0)
+        d->n_results = 0;
+    d->outstanding = parked;
+    d->deadline = now_ms + timeout;
+    return 0;
+}
+
+/* Routes partition completions to their deferred produce requests. */
+static void collect_completions(logrep_node *n)
+{
+    for (size_t i = 0; i < n->n_parts; i++) {
+        lr_produce_res r;
+        while (lr_partition_next_completion(n->parts[i].rep, &r)) {
+            for (lr_deferred *d = n->deferred; d; d = d->next) {
+                if (d->kind != LR_SLOT_PRODUCE)
+                    continue;
+                for (int32_t k = 0; k < d->n_results; k++) {
+                    if (d->results[k].token == r.token) {
+                        d->results[k].res = r;
+                        d->results[k].token = 0;
+                        d->outstanding--;
+                        if (!r.error)
+                            n->stats.produce_records++;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------ Fetch */
+
+/* Sets a partition's records from a log slice: a file segment when the
+ * storage gives descriptors, else bytes read into a temporary buffer. */
+static int set_records(logrep_node *n, logrep_struct *pe, const logrep_log_slice *sl,
+                       tmpbuf **tmps)
+{
+    int fr = logrep_struct_field(pe, "Records");
+    if (!sl->length)
+        return logrep_struct_set_records(pe, fr, "", 0);
+    int fd;
+    if (n->st->file_fd && n->st->file_fd(n->st->ctx, sl->file, &fd) == LOGREP_OK)
+        return logrep_struct_set_records_file(pe, fr, fd, (int64_t)sl->position,
+                                              (int64_t)sl->length);
+    tmpbuf *t = lr_malloc(&n->alloc, sizeof *t + (size_t)sl->length);
+    if (!t)
+        return LOGREP_ERR__NOMEM;
+    t->len = (size_t)sl->length;
+    t->next = *tmps;
+    *tmps = t;
+    size_t got;
+    int err = n->st->read(n->st->ctx, sl->file, sl->position, t->data, t->len, &got);
+    if (err || got != t->len)
+        return err ? err : LOGREP_ERR__IO;
+    return logrep_struct_set_records(pe, fr, t->data, (int32_t)t->len);
+}
+
+/* Runs a fetch. Returns the bytes of records gathered, or -1 on a hard
+ * error; `any_error` notes partition errors (answered at once). */
+static int64_t run_fetch(logrep_node *n, int64_t now_ms, tmpbuf **tmps, int *any_error)
+{
+    logrep_struct *rq = logrep_msg_root(n->req);
+    int version = logrep_msg_version(n->req);
+    int32_t replica_id = version >= 15 ? (int32_t)lr_f_int(logrep_struct_struct(rq, logrep_struct_field(rq, "ReplicaState")), "ReplicaId")
+                                       : (int32_t)lr_f_int(rq, "ReplicaId");
+    int64_t replica_epoch = version >= 15 ? lr_f_int(logrep_struct_struct(rq, logrep_struct_field(rq, "ReplicaState")), "ReplicaEpoch") : -1;
+    int64_t max_bytes = lr_f_int(rq, "MaxBytes");
+    int read_committed = lr_f_int(rq, "IsolationLevel") == 1;
+    const char *rack = NULL;
+    int32_t rack_len = 0;
+    char rackbuf[64] = "";
+    if (version >= 11 && lr_f_str(rq, "RackId", &rack, &rack_len) == 0 && rack && rack_len > 0 &&
+        rack_len < (int32_t)sizeof rackbuf) {
+        memcpy(rackbuf, rack, (size_t)rack_len);
+        rackbuf[rack_len] = 0;
+    }
+    logrep_struct *rs = logrep_msg_root(n->resp);
+    int32_t nt = lr_f_count(rq, "Topics");
+    lr_f_set_count(rs, "Responses", nt);
+    int64_t gathered = 0;
+    for (int32_t i = 0; i < nt; i++) {
+        logrep_struct *qt = lr_f_elem(rq, "Topics", i);
+        logrep_struct *rt = lr_f_elem(rs, "Responses", i);
+        const char *name = NULL;
+        int32_t len = -1;
+        const uint8_t *tid = NULL;
+        if (version >= 13) {
+            tid = logrep_struct_uuid(qt, logrep_struct_field(qt, "TopicId"));
+            logrep_struct_set_uuid(rt, logrep_struct_field(rt, "TopicId"), tid);
+            const lr_md_topic *t = lr_md_topic_by_id(n->img, tid);
+            if (t) {
+                name = t->name;
+                len = (int32_t)strlen(t->name);
+            }
+        } else {
+            lr_f_str(qt, "Topic", &name, &len);
+            if (name && len >= 0)
+                lr_f_set_str(rt, "Topic", name, len);
+        }
+        int32_t np = lr_f_count(qt, "Partitions");
+        lr_f_set_count(rt, "Partitions", np);
+        for (int32_t j = 0; j < np; j++) {
+            logrep_struct *qp = lr_f_elem(qt, "Partitions", j);
+            logrep_struct *rp = lr_f_elem(rt, "Partitions", j);
+            int32_t index = (int32_t)lr_f_int(qp, "Partition");
+            lr_f_set_int(rp, "PartitionIndex", index);
+            if (tid && n->ctl && lr_is_metadata_topic(tid)) {
+                /* The controller's metadata log, fetched by brokers. */
+                logrep_log_slice sl;
+                int64_t hw, ls;
+                int64_t pmax = lr_f_int(qp, "PartitionMaxBytes");
+                logrep_err e = lr_nctl_fetch_metadata(n, lr_f_int(qp, "FetchOffset"),
+                                                      (uint64_t)(pmax > 0 ? pmax : 0), &sl, &hw, &ls);
+                lr_f_set_int(rp, "ErrorCode", err_code(e));
+                lr_f_set_int(rp, "HighWatermark", hw);
+                lr_f_set_int(rp, "LastStableOffset", hw);
+                lr_f_set_int(rp, "LogStartOffset", ls);
+                if (e)
+                    *any_error = 1;
+                if (set_records(n, rp, &sl, tmps) != 0)
+                    return -1;
+                gathered += (int64_t)sl.length;
+                continue;
+            }
+            lr_npart *p = name ? part_named(n, name, len, index) : NULL;
+            if (!p) {
+                int16_t e = name ? missing_part_error(n, name, len, index)
+                                 : LOGREP_ERR_UNKNOWN_TOPIC_ID;
+                lr_f_set_int(rp, "ErrorCode", e);
+                lr_f_set_int(rp, "HighWatermark", -1);
+                logrep_struct_set_records(rp, logrep_struct_field(rp, "Records"), "", 0);
+                *any_error = 1;
+                continue;
+            }
+            int64_t budget = max_bytes - gathered;
+            int64_t pmax = lr_f_int(qp, "PartitionMaxBytes");
+            lr_fetch_req fr = {replica_id,
+                               replica_epoch,
+                               (int32_t)lr_f_int(qp, "CurrentLeaderEpoch"),
+                               version >= 12 ? (int32_t)lr_f_int(qp, "LastFetchedEpoch") : -1,
+                               lr_f_int(qp, "FetchOffset"),
+                               (uint64_t)(budget < pmax ? (budget > 0 ? budget : 0) : pmax),
+                               gathered == 0,
+                               read_committed,
+                               rackbuf};
+            lr_fetch_res res;
+            lr_partition_fetch(p->rep, &fr, now_ms, &res);
+            lr_f_set_int(rp, "ErrorCode", err_code(res.error));
+            lr_f_set_int(rp, "HighWatermark", res.high_watermark);
+            lr_f_set_int(rp, "LastStableOffset", res.last_stable_offset);
+            lr_f_set_int(rp, "LogStartOffset", res.log_start_offset);
+            lr_f_set_int(rp, "PreferredReadReplica", res.preferred_read_replica);
+            if (res.diverging_epoch >= 0 || res.diverging_end_offset >= 0) {
+                logrep_struct *de;
+                logrep_struct_set_struct(rp, logrep_struct_field(rp, "DivergingEpoch"), &de);
+                lr_f_set_int(de, "Epoch", res.diverging_epoch);
+                lr_f_set_int(de, "EndOffset", res.diverging_end_offset);
+                *any_error = 1;
+            }
+            if (res.error || res.preferred_read_replica >= 0)
+                *any_error = 1;
+            if (set_records(n, rp, &res.slice, tmps) != 0)
+                return -1;
+            gathered += (int64_t)res.slice.length;
+        }
+    }
+    return gathered;
+}
+
+/* With d: a parked fetch run again; *answered tells whether its slot was
+ * answered (the slot may be freed then). */
+static int handle_fetch(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t len,
+                        int64_t now_ms, lr_deferred *d, int *answered)
+{
+    *answered = 0;
+    int err = init_resp(n);
+    if (err)
+        return err;
+    tmpbuf *tmps = NULL;
+    int any_error = 0;
+    int64_t got = run_fetch(n, now_ms, &tmps, &any_error);
+    if (got < 0) {
+        tmp_free(n, &tmps);
+        return LOGREP_ERR__NOMEM;
+    }
+    logrep_struct *rq = logrep_msg_root(n->req);
+    int64_t min_bytes = lr_f_int(rq, "MinBytes");
+    int64_t max_wait = lr_f_int(rq, "MaxWaitMs");
+    int answer = got >= min_bytes || max_wait <= 0 || any_error ||
+                 (d && now_ms >= d->deadline) || n->shutting_down;
+    if (answer) {
+        *answered = 1;
+        if (d) {
+            err = lr_node_finish(n, c, d->slot, n->resp);
+            tmp_free(n, &tmps);
+            return err;
+        }
+        return respond_now(n, c, &tmps);
+    }
+    tmp_free(n, &tmps);
+    if (d)
+        return 0; /* still waiting */
+    d = deferred_new(n, c, LR_SLOT_FETCH);
+    if (!d)
+        return LOGREP_ERR__NOMEM;
+    d->frame = lr_malloc(&n->alloc, len);
+    if (!d->frame) {
+        d->kind = LR_SLOT_NONE;
+        return LOGREP_ERR__NOMEM;
+    }
+    memcpy(d->frame, frame, len);
+    d->frame_len = len;
+    d->deadline = now_ms + max_wait;
+    return 0;
+}
+
+/* ------------------------------------------------------------ ListOffsets */
+
+static int handle_list_offsets(logrep_node *n, lr_conn *c)
+{
+    logrep_struct *rq = logrep_msg_root(n->req);
+    int err = init_resp(n);
+    if (err)
+        return err;
+    logrep_struct *rs = logrep_msg_root(n->resp);
+    int read_committed = lr_f_int(rq, "IsolationLevel") == 1;
+    int32_t nt = lr_f_count(rq, "Topics");
+    lr_f_set_count(rs, "Topics", nt);
+    for (int32_t i = 0; i < nt; i++) {
+        logrep_struct *qt = lr_f_elem(rq, "Topics", i);
+        logrep_struct *rt = lr_f_elem(rs, "Topics", i);
+        const char *name;
+        int32_t len;
+        lr_f_str(qt, "Name", &name, &len);
+        if (name && len >= 0)
+            lr_f_set_str(rt, "Name", name, len);
+        int32_t np = lr_f_count(qt, "Partitions");
+        lr_f_set_count(rt, "Partitions", np);
+        for (int32_t j = 0; j < np; j++) {
+            logrep_struct *qp = lr_f_elem(qt, "Partitions", j);
+            logrep_struct *rp = lr_f_elem(rt, "Partitions", j);
+            int32_t index = (int32_t)lr_f_int(qp, "PartitionIndex");
+            lr_f_set_int(rp, "PartitionIndex", index);
+            lr_npart *p = name ? part_named(n, name, len, index) : NULL;
+            int64_t off = -1, ts = -1;
+            int32_t ep = -1;
+            logrep_err e;
+            if (!p)
+                e = missing_part_error(n, name, len, index);
+            else
+                e = lr_partition_list_offsets(p->rep, (int32_t)lr_f_int(qp, "CurrentLeaderEpoch"),
+                                              lr_f_int(qp, "Timestamp"), read_committed, &off,
+                                              &ts, &ep);
+            lr_f_set_int(rp, "ErrorCode", err_code(e));
+            lr_f_set_int(rp, "Offset", off);
+            lr_f_set_int(rp, "Timestamp", ts);
+            lr_f_set_int(rp, "LeaderEpoch", ep);
+            if (logrep_msg_version(n->req) == 0) {
+                int fo = logrep_struct_field(rp, "OldStyleOffsets");
+                logrep_struct_set_count(rp, fo, off >= 0 ? 1 : 0);
+                if (off >= 0)
+                    logrep_struct_set_elem_int(rp, fo, 0, off);
+            }
+        }
+    }
+    tmpbuf *tmps = NULL;
+    return respond_now(n, c, &tmps);
+}
+
+/* ------------------------------------------------------------ OffsetForLeaderEpoch */
+
+static int handle_epoch_end(logrep_node *n, lr_conn *c)
+{
+    logrep_struct *rq = logrep_msg_root(n->req);
+    int err = init_resp(n);
+    if (err)
+        return err;
+    logrep_struct *rs = logrep_msg_root(n->resp);
+    int32_t nt = lr_f_count(rq, "Topics");
+    lr_f_set_count(rs, "Topics", nt);
+    for (int32_t i = 0; i < nt; i++) {
+        logrep_struct *qt = lr_f_elem(rq, "Topics", i);
+        logrep_struct *rt = lr_f_elem(rs, "Topics", i);
+        const char *name;
+        int32_t len;
+        lr_f_str(qt, "Topic", &name, &len);
+        if (name && len >= 0)
+            lr_f_set_str(rt, "Topic", name, len);
+        int32_t np = lr_f_count(qt, "Partitions");
+        lr_f_set_count(rt, "Partitions", np);
+        for (int32_t j = 0; j < np; j++) {
+            logrep_struct *qp = lr_f_elem(qt, "Partitions", j);
+            logrep_struct *rp = lr_f_elem(rt, "Partitions", j);
+            int32_t index = (int32_t)lr_f_int(qp, "Partition");
+            lr_f_set_int(rp, "Partition", index);
+            lr_npart *p = name ? part_named(n, name, len, index) : NULL;
+            int32_t e_epoch = -1;
+            int64_t e_off = -1;
+            logrep_err e = p ? lr_partition_epoch_end(p->rep, (int32_t)lr_f_int(qp, "CurrentLeaderEpoch"),
+                                                      (int32_t)lr_f_int(qp, "LeaderEpoch"), &e_epoch, &e_off)
+                             : missing_part_error(n, name, len, index);
+            lr_f_set_int(rp, "ErrorCode", err_code(e));
+            lr_f_set_int(rp, "LeaderEpoch", e_epoch);
+            lr_f_set_int(rp, "EndOffset", e_off);
+        }
+    }
+    tmpbuf *tmps = NULL;
+    return respond_now(n, c, &tmps);
+}
+
+/* ------------------------------------------------------------ InitProducerId */
+
+static int handle_init_producer_id(logrep_node *n, lr_conn *c, int64_t now_ms)
+{
+    logrep_struct *rq = logrep_msg_root(n->req);
+    int err = init_resp(n);
+    if (err)
+        return err;
+    logrep_struct *rs = logrep_msg_root(n->resp);
+    const char *txn;
+    int32_t txn_len;
+    lr_f_str(rq, "TransactionalId", &txn, &txn_len);
+    int64_t pid = -1;
+    int16_t code = 0;
+    if (txn_len >= 0) {
+        code = LOGREP_ERR_COORDINATOR_NOT_AVAILABLE; /* transactions: not served yet */
+    } else {
+        int64_t prev = lr_f_int(rq, "ProducerId");
+        int16_t prev_epoch = (int16_t)lr_f_int(rq, "ProducerEpoch");
+        if (prev >= 0 && prev_epoch >= 0 && prev_epoch < INT16_MAX - 1) {
+            /* KIP-360: bump the epoch of a known id. */
+            lr_f_set_int(rs, "ProducerId", prev);
+            lr_f_set_int(rs, "ProducerEpoch", prev_epoch + 1);
+            tmpbuf *tmps = NULL;
+            return respond_now(n, c, &tmps);
+        }
+        int e = lr_node_take_producer_id(n, now_ms, &pid);
+        if (e)
+            code = e > 0 ? (int16_t)e : LOGREP_ERR_COORDINATOR_LOAD_IN_PROGRESS;
+    }
+    lr_f_set_int(rs, "ErrorCode", code);
+    lr_f_set_int(rs, "ProducerId", pid);
+    lr_f_set_int(rs, "ProducerEpoch", code ? -1 : 0);
+    tmpbuf *tmps = NULL;
+    return respond_now(n, c, &tmps);
+}
+
+/* ------------------------------------------------------------ DescribeConfigs */
+
+static void add_config(logrep_struct *rr, int32_t *k, const char *name, const char *value,
+                       int is_default)
+{
+    logrep_struct *ce = lr_f_elem(rr, "Configs", (*k)++);
+    lr_f_set_str(ce, "Name", name, (int32_t)strlen(name));
+    lr_f_set_str(ce, "Value", value, (int32_t)strlen(value));
+    lr_f_set_int(ce, "ReadOnly", 0);
+    lr_f_set_int(ce, "IsDefault", is_default);
+    lr_f_set_int(ce, "ConfigSource", is_default ? 5 : 1); /* DEFAULT_CONFIG / DYNAMIC_TOPIC_CONFIG */
+    lr_f_set_int(ce, "IsSensitive", 0);
+}
+
+static int handle_describe_configs(logrep_node *n, lr_conn *c)
+{
+    static const char *const topic_props[] = {
+        "cleanup.policy", "compression.type", "max.message.bytes", "message.timestamp.type",
+        "min.insync.replicas", "retention.bytes", "retention.ms", "segment.bytes", "segment.ms",
+        "unclean.leader.election.enable", "flush.messages", "flush.ms"};
+    size_t nprops = sizeof topic_props / sizeof topic_props[0];
+    logrep_struct *rq = logrep_msg_root(n->req);
+    int err = init_resp(n);
+    if (err)
+        return err;
+    logrep_struct *rs = logrep_msg_root(n->resp);
+    int32_t nr = lr_f_count(rq, "Resources");
+    lr_f_set_count(rs, "Results", nr);
+    for (int32_t i = 0; i < nr; i++) {
+        logrep_struct *q = lr_f_elem(rq, "Resources", i);
+        logrep_struct *r = lr_f_elem(rs, "Results", i);
+        int8_t type = (int8_t)lr_f_int(q, "ResourceType");
+        const char *name;
+        int32_t len;
+        lr_f_str(q, "ResourceName", &name, &len);
+        lr_f_set_int(r, "ResourceType", type);
+        if (name && len >= 0)
+            lr_f_set_str(r, "ResourceName", name, len);
+        const lr_md_topic *t = type == LR_MD_RESOURCE_TOPIC && name ? topic_named(n, name, len) : NULL;
+        if (type == LR_MD_RESOURCE_TOPIC && !t) {
+            lr_f_set_int(r, "ErrorCode", LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION);
+            continue;
+        }
+        if (type != LR_MD_RESOURCE_TOPIC) {
+            lr_f_set_int(r, "ErrorCode", LOGREP_ERR_INVALID_REQUEST);
+            continue;
+        }
+        lr_f_set_count(r, "Configs", (int32_t)nprops);
+        int32_t k = 0;
+        for (size_t j = 0; j < nprops; j++) {
+            const char *ov = lr_md_topic_config(t, topic_props[j]);
+            char def[64] = "delete";
+            if (strcmp(topic_props[j], "cleanup.policy") != 0)
+                logrep_conf_get(n->conf, topic_props[j], def, sizeof def, NULL);
+            add_config(r, &k, topic_props[j], ov ? ov : def, ov == NULL);
+        }
+    }
+    tmpbuf *tmps = NULL;
+    return respond_now(n, c, &tmps);
+}
+
+/* ------------------------------------------------------------ CreateTopics / DeleteTopics */
+
+/* Admin requests go to the controller; the client's slot waits. */
+static int forward_admin(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t len,
+                         int64_t now_ms)
+{
+    lr_deferred *d = deferred_new(n, c, LR_SLOT_ADMIN);
+    if (!d)
+        return LOGREP_ERR__NOMEM;
+    d->frame = lr_malloc(&n->alloc, len);
+    if (!d->frame)
+        return LOGREP_ERR__NOMEM;
+    memcpy(d->frame, frame, len);
+    d->frame_len = len;
+    d->deadline = now_ms + 30000;
+    return lr_node_forward_admin(n, frame, len, d, now_ms);
+}
+
+/* Called by broker.c with the controller's response in n->in: the
+ * response frame is re-targeted to the client's correlation id. */
+void lr_node_admin_done(logrep_node *n, void *ctx, int64_t now_ms)
+{
+    (void)now_ms;
+    lr_deferred *d = ctx;
+    int found = 0;
+    for (lr_deferred *x = n->deferred; x; x = x->next)
+        if (x == d)
+            found = 1;
+    if (!found)
+        return; /* the client went away */
+    /* Re-encode the controller's answer with the client's header. */
+    logrep_msg *m = n->in;
+    const logrep_seg *segs;
+    size_t nsegs;
+    /* Patch the correlation id: rebuild via flat encode then overwrite. */
+    const uint8_t *flat;
+    size_t flen;
+    if (logrep_msg_encode_flat(m, &flat, &flen) != LOGREP_OK || flen < 8)
+        return;
+    uint8_t *copy = lr_malloc(&n->alloc, flen);
+    if (!copy)
+        return;
+    memcpy(copy, flat, flen);
+    copy[4] = (uint8_t)(d->correlation_id >> 24);
+    copy[5] = (uint8_t)(d->correlation_id >> 16);
+    copy[6] = (uint8_t)(d->correlation_id >> 8);
+    copy[7] = (uint8_t)d->correlation_id;
+    lr_slot *s = d->slot;
+    s->ready = 1;
+    lr_buf_clear(&s->bytes);
+    s->segs = lr_calloc(&n->alloc, 1, sizeof *s->segs);
+    if (s->segs && lr_buf_append(&s->bytes, copy, flen) == 0) {
+        s->nsegs = 1;
+        s->segs[0].data = s->bytes.data;
+        s->segs[0].len = flen;
+        s->segs[0].file = -1;
+    }
+    (void)segs;
+    (void)nsegs;
+    lr_free(&n->alloc, copy, flen);
+    lr_node_flush_conn(n, d->conn);
+    deferred_unlink(n, d);
+    deferred_free(n, d);
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+int lr_handle_request(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t flen,
+                      int64_t now_ms)
+{
+    int cerr = 0;
+    if (n->ctl && lr_nctl_handle(n, c, now_ms, &cerr))
+        return cerr;
+    int api = logrep_msg_api_key(n->req);
+    if (!n->is_broker && api != LOGREP_API_API_VERSIONS && api != LOGREP_API_FETCH)
+        return LOGREP_ERR__CORRUPT; /* a pure controller serves only its APIs */
+    switch (api) {
+    case LOGREP_API_API_VERSIONS:
+        return handle_api_versions(n, c);
+    case LOGREP_API_METADATA:
+        return handle_metadata(n, c, now_ms);
+    case LOGREP_API_PRODUCE:
+        return handle_produce(n, c, now_ms);
+    case LOGREP_API_FETCH:
+    {
+        int answered;
+        return handle_fetch(n, c, frame, flen, now_ms, NULL, &answered);
+    }
+    case LOGREP_API_LIST_OFFSETS:
+        return handle_list_offsets(n, c);
+    case LOGREP_API_OFFSET_FOR_LEADER_EPOCH:
+        return handle_epoch_end(n, c);
+    case LOGREP_API_INIT_PRODUCER_ID:
+        return handle_init_producer_id(n, c, now_ms);
+    case LOGREP_API_DESCRIBE_CONFIGS:
+        return handle_describe_configs(n, c);
+    case LOGREP_API_CREATE_TOPICS:
+    case LOGREP_API_DELETE_TOPICS:
+        return forward_admin(n, c, frame, flen, now_ms);
+    default:
+        /* Decodable but not served by this node: Kafka closes. */
+        LR_LOG(&n->logger, LOGREP_LOG_INFO, "node", "unsupported request %s v%d",
+               logrep_proto_api_name(api), logrep_msg_version(n->req));
+        return LOGREP_ERR__CORRUPT;
+    }
+}
+
+/* Re-runs parked fetches, finishes produces, expires admin forwards. */
+void lr_deferred_poll(logrep_node *n, int64_t now_ms, int force)
+{
+    (void)force;
+    collect_completions(n);
+    lr_deferred *d = n->deferred;
+    while (d) {
+        lr_deferred *next = d->next;
+        if (d->kind == LR_SLOT_PRODUCE && d->outstanding <= 0) {
+            if (produce_response(n, d->version, d->correlation_id, d->results, d->n_results) == 0)
+                lr_node_finish(n, d->conn, d->slot, n->resp);
+            deferred_unlink(n, d);
+            deferred_free(n, d);
+        } else if (d->kind == LR_SLOT_FETCH &&
+                   (n->data_changed || now_ms >= d->deadline || n->shutting_down)) {
+            if (logrep_msg_decode_request(n->req, d->frame, d->frame_len) == LOGREP_OK) {
+                int answered;
+                handle_fetch(n, d->conn, d->frame, d->frame_len, now_ms, d, &answered);
+                if (answered) {
+                    deferred_unlink(n, d);
+                    deferred_free(n, d);
+                }
+            } else {
+                deferred_unlink(n, d);
+                deferred_free(n, d);
+            }
+        } else if (d->kind == LR_SLOT_ADMIN && now_ms >= d->deadline) {
+            /* The controller never answered: close so the client retries. */
+            n->tr.close(n->tr.ctx, d->conn->id);
+            d->slot->ready = 1;
+            deferred_unlink(n, d);
+            deferred_free(n, d);
+        }
+        d = next;
+    }
+    n->data_changed = 0;
+}
+
+void lr_deferred_drop_conn(logrep_node *n, lr_conn *c)
+{
+    lr_deferred *d = n->deferred;
+    while (d) {
+        lr_deferred *next = d->next;
+        if (d->conn == c) {
+            deferred_unlink(n, d);
+            deferred_free(n, d);
+        }
+        d = next;
+    }
+}
+
+void lr_deferred_free_all(logrep_node *n)
+{
+    while (n->deferred) {
+        lr_deferred *d = n->deferred;
+        n->deferred = d->next;
+        deferred_free(n, d);
+    }
+}

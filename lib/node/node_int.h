@@ -1,0 +1,205 @@
+/* Node internals shared by the files of lib/node/. */
+#ifndef LR_NODE_INT_H
+#define LR_NODE_INT_H
+
+#include <stdint.h>
+
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "base/conf.h"
+#include "base/log.h"
+#include "base/prng.h"
+#include "controller/metadata.h"
+#include "logrep/log.h"
+#include "logrep/node.h"
+#include "logrep/proto.h"
+#include "replica/partition.h"
+
+/* The metadata log's partition, as KRaft names it. */
+#define LR_METADATA_TOPIC "__cluster_metadata"
+
+/* Fetch version the node speaks to peers: flexible, topic ids, replica
+ * broker epochs (KIP-903), diverging epochs. */
+#define LR_PEER_FETCH_VERSION 15
+
+/* A hosted partition replica. */
+typedef struct lr_npart {
+    char *topic;
+    uint8_t topic_id[16];
+    int32_t index;
+    lr_partition *rep;
+    int32_t seen_partition_epoch; /* last metadata applied */
+} lr_npart;
+
+/* One response slot of an inbound connection, in request order. */
+typedef struct lr_slot {
+    struct lr_slot *next;
+    int ready;
+    int kind;              /* LR_SLOT_* while pending */
+    void *pending;         /* the deferred request's state */
+    lr_buf bytes;          /* copied memory segments */
+    logrep_seg *segs;      /* memory segs point into bytes after finish */
+    size_t nsegs;
+} lr_slot;
+
+enum { LR_SLOT_NONE = 0, LR_SLOT_PRODUCE = 1, LR_SLOT_FETCH = 2, LR_SLOT_ADMIN = 3 };
+
+typedef struct lr_conn {
+    uint64_t id;
+    lr_slot *head, *tail;
+    struct lr_conn *next;
+} lr_conn;
+
+/* A request this node sent and awaits. */
+typedef struct lr_outreq {
+    int32_t correlation_id;
+    int16_t api_key;
+    int16_t version;
+    int kind;              /* LR_OUT_* */
+    int64_t sent_ms;
+    void *ctx;             /* kind-specific */
+    struct lr_outreq *next;
+} lr_outreq;
+
+enum {
+    LR_OUT_REGISTER = 1,
+    LR_OUT_HEARTBEAT = 2,
+    LR_OUT_METADATA_FETCH = 3,
+    LR_OUT_REPLICA_FETCH = 4,
+    LR_OUT_ALTER_PARTITION = 5,
+    LR_OUT_CREATE_TOPICS = 6,
+    LR_OUT_ALLOCATE_PIDS = 7
+};
+
+/* An outbound connection to a peer (controller or leader). */
+typedef struct lr_peer {
+    int32_t node_id;
+    uint64_t conn;
+    int connected;           /* a connection id is held */
+    lr_outreq *inflight;
+    int fetch_in_flight;     /* a replica fetch is outstanding */
+    int64_t backoff_until;
+    struct lr_peer *next;
+} lr_peer;
+
+struct lr_ctl_role;
+
+struct logrep_node {
+    lr_alloc alloc;
+    lr_log logger;
+    logrep_conf *conf;
+    const logrep_storage *st;
+    logrep_transport tr;
+    lr_prng rng;
+
+    int32_t id;
+    int is_broker;
+    int is_controller;
+    char *log_dir;
+    char *rack;
+    char *adv_host;
+    int32_t adv_port;
+
+    int32_t ctl_id;
+    char *ctl_host;
+    int32_t ctl_port;
+
+    /* Broker view of the cluster. */
+    lr_md_image *img;
+    int64_t md_fetch_after;  /* backoff for the metadata fetch */
+    int md_fetching;
+
+    /* Broker lifecycle with the controller. */
+    int64_t broker_epoch;    /* -1 until registered */
+    int registering;
+    int64_t last_heartbeat;
+    int heartbeat_in_flight;
+    int fenced;
+    int shutting_down;
+    int shutdown_done;
+    int64_t previous_clean_epoch; /* from the clean-shutdown marker, -1 none */
+
+    /* Producer id block for InitProducerId. */
+    int64_t pid_next, pid_end;
+    int pid_requesting;
+
+    lr_npart *parts;
+    size_t n_parts, cap_parts;
+
+    lr_conn *conns;
+    lr_peer *peers;
+    int32_t next_correlation;
+
+    /* Deferred work: produces awaiting acks, parked fetches. */
+    struct lr_deferred *deferred;
+    int data_changed;
+    uint64_t token_seq;
+
+    struct lr_ctl_role *ctl; /* controller role */
+
+    logrep_msg *req;         /* decode scratch */
+    logrep_msg *resp;        /* encode scratch */
+    logrep_msg *out;         /* outgoing requests */
+    logrep_msg *in;          /* incoming responses */
+
+    logrep_node_stats stats;
+    char scratch[256];
+};
+
+/* ---- node.c ---- */
+lr_conn *lr_node_conn(logrep_node *n, uint64_t id, int create);
+/* Reserves the next response slot on a connection. */
+lr_slot *lr_node_slot(logrep_node *n, lr_conn *c);
+/* Encodes n->resp into the slot, marks it ready and sends ready slots. */
+int lr_node_finish(logrep_node *n, lr_conn *c, lr_slot *s, logrep_msg *resp);
+void lr_node_flush_conn(logrep_node *n, lr_conn *c);
+lr_npart *lr_node_part(logrep_node *n, const char *topic, int32_t index);
+lr_npart *lr_node_part_by_id(logrep_node *n, const uint8_t id[16], int32_t index);
+lr_peer *lr_node_peer(logrep_node *n, int32_t node_id);
+/* Sends n->out to a peer, remembering the request. ctx is kept. */
+int lr_node_send_request(logrep_node *n, lr_peer *p, int kind, void *ctx, int64_t now_ms);
+
+/* ---- handlers.c: client and peer requests ---- */
+/* n->req holds the decoded request; frame is its bytes (kept by requests
+ * that wait or are forwarded). */
+int lr_handle_request(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t flen,
+                      int64_t now_ms);
+void lr_deferred_poll(logrep_node *n, int64_t now_ms, int force);
+void lr_deferred_drop_conn(logrep_node *n, lr_conn *c);
+void lr_deferred_free_all(logrep_node *n);
+
+/* ---- broker.c: metadata, registration, replica fetching ---- */
+void lr_broker_tick(logrep_node *n, int64_t now_ms);
+int lr_broker_response(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_ms);
+void lr_broker_request_failed(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_ms);
+int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms);
+
+/* ---- control.c: the controller role ---- */
+int lr_nctl_new(logrep_node *n, int64_t now_ms);
+void lr_nctl_free(logrep_node *n);
+void lr_nctl_tick(logrep_node *n, int64_t now_ms);
+/* Handles a controller API request in n->req; 1 if handled (answered or
+ * failed), 0 when it is not a controller request. */
+int lr_nctl_handle(logrep_node *n, lr_conn *c, int64_t now_ms, int *err);
+/* Metadata log fetch for the Fetch handler. */
+logrep_err lr_nctl_fetch_metadata(logrep_node *n, int64_t offset, uint64_t max_bytes,
+                                  logrep_log_slice *slice, int64_t *hw, int64_t *log_start);
+/* 1 when id is KRaft's metadata topic id. */
+int lr_is_metadata_topic(const uint8_t id[16]);
+int lr_node_forward_admin(logrep_node *n, const uint8_t *frame, size_t len, void *d,
+                          int64_t now_ms);
+int lr_node_forward_create(logrep_node *n, const char *name, int32_t partitions, int16_t rf,
+                           int64_t now_ms);
+int lr_node_take_producer_id(logrep_node *n, int64_t now_ms, int64_t *pid);
+void lr_node_admin_done(logrep_node *n, void *ctx, int64_t now_ms);
+
+/* Field helpers over the proto tree (lookup by Kafka field name). */
+int64_t lr_f_int(const logrep_struct *s, const char *name);
+int lr_f_set_int(logrep_struct *s, const char *name, int64_t v);
+int lr_f_str(const logrep_struct *s, const char *name, const char **p, int32_t *len);
+int lr_f_set_str(logrep_struct *s, const char *name, const char *p, int32_t len);
+int32_t lr_f_count(const logrep_struct *s, const char *name);
+logrep_struct *lr_f_elem(const logrep_struct *s, const char *name, int32_t i);
+int lr_f_set_count(logrep_struct *s, const char *name, int32_t count);
+
+#endif

@@ -1,0 +1,507 @@
+/* Nodes end to end over an in-memory, lossless network: a combined
+ * broker+controller and two brokers register, a topic is created through a
+ * broker, produce with acks=all is acknowledged once replicated, and
+ * consumers read it back; then the leader dies and the controller moves
+ * leadership. Everything travels as Kafka wire frames. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "logrep.h"
+#include "logrep/node.h"
+#include "logrep/proto.h"
+#include "logrep/storage.h"
+
+#define MAXN 4
+#define MAXCONN 256
+#define CLIENT (-1)
+
+/* A frame delivered to connection end `conn`. */
+typedef struct frame {
+    struct frame *next;
+    uint64_t conn;
+    size_t len;
+    uint8_t data[];
+} frame;
+
+/* One end of a connection: held by `owner` (a node id or CLIENT); the
+ * accepted end receives requests, the connecting end responses. Ends come
+ * in pairs (ids c and peer), also when a node connects to itself. */
+typedef struct conn {
+    int used;
+    int owner;
+    int accepted;
+    uint64_t peer;
+} conn;
+
+typedef struct net {
+    logrep_node *node[MAXN + 1];
+    logrep_storage *st[MAXN + 1];
+    logrep_transport tr[MAXN + 1];
+    int ep_id[MAXN + 1];
+    conn conns[MAXCONN];
+    frame *head, *tail;
+    frame *client_inbox;  /* responses to the test client */
+    int down[MAXN + 1];
+    int64_t now;
+    int n;
+} net;
+
+typedef struct ep {
+    net *net;
+    int id;
+} ep;
+
+static ep eps[MAXN + 1];
+
+static void enqueue(net *w, uint64_t c, const logrep_seg *segs, size_t nsegs)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < nsegs; i++)
+        total += segs[i].len;
+    frame *f = malloc(sizeof *f + total);
+    f->next = NULL;
+    f->conn = c;
+    f->len = total;
+    size_t at = 0;
+    for (size_t i = 0; i < nsegs; i++) {
+        cr_assert_not_null(segs[i].data, "memory storage has no file segments");
+        memcpy(f->data + at, segs[i].data, segs[i].len);
+        at += segs[i].len;
+    }
+    if (w->tail)
+        w->tail->next = f;
+    else
+        w->head = f;
+    w->tail = f;
+}
+
+static logrep_err t_send(void *ctx, uint64_t c, const logrep_seg *segs, size_t nsegs)
+{
+    ep *e = ctx;
+    net *w = e->net;
+    if (c >= MAXCONN || !w->conns[c].used || w->conns[c].owner != e->id)
+        return LOGREP_ERR__IO;
+    enqueue(w, w->conns[c].peer, segs, nsegs);
+    return LOGREP_OK;
+}
+
+/* Opens a pair of ends: `from` connects, `to` accepts. */
+static uint64_t open_pair(net *w, int from, int to)
+{
+    uint64_t a = 0, b = 0;
+    for (uint64_t c = 1; c < MAXCONN && !b; c++) {
+        if (w->conns[c].used)
+            continue;
+        if (!a)
+            a = c;
+        else
+            b = c;
+    }
+    cr_assert(a && b, "out of connections");
+    w->conns[a] = (conn){1, from, 0, b};
+    w->conns[b] = (conn){1, to, 1, a};
+    return a;
+}
+
+static void close_pair(net *w, uint64_t c, int notify)
+{
+    if (c >= MAXCONN || !w->conns[c].used)
+        return;
+    uint64_t p = w->conns[c].peer;
+    w->conns[c].used = 0;
+    if (w->conns[p].used) {
+        w->conns[p].used = 0;
+        int owner = w->conns[p].owner;
+        if (notify && owner > 0 && w->node[owner])
+            logrep_node_closed(w->node[owner], p, w->now);
+    }
+}
+
+static logrep_err t_connect(void *ctx, int32_t node_id, const char *host, int32_t port, uint64_t *out)
+{
+    ep *e = ctx;
+    (void)host;
+    (void)port;
+    if (node_id < 1 || node_id > MAXN || !e->net->node[node_id] || e->net->down[node_id])
+        return LOGREP_ERR__IO;
+    *out = open_pair(e->net, e->id, node_id);
+    return LOGREP_OK;
+}
+
+static void t_close(void *ctx, uint64_t c)
+{
+    ep *e = ctx;
+    close_pair(e->net, c, 1);
+}
+
+static void test_log(void *ctx, int level, const char *subsys, const char *msg, size_t len)
+{
+    fprintf(stderr, "[node %d %d %s] %.*s\n", (int)(intptr_t)ctx, level, subsys, (int)len, msg);
+}
+
+static void start_node(net *w, int id)
+{
+    logrep_conf *conf = logrep_conf_new();
+    char buf[64];
+    snprintf(buf, sizeof buf, "%d", id);
+    cr_assert_eq(logrep_conf_set(conf, "node.id", buf, NULL, 0), LOGREP_OK);
+    cr_assert_eq(logrep_conf_set(conf, "process.roles", id == 1 ? "broker,controller" : "broker", NULL, 0), LOGREP_OK);
+    cr_assert_eq(logrep_conf_set(conf, "controller.quorum.voters", "1@sim:9093", NULL, 0), LOGREP_OK);
+    snprintf(buf, sizeof buf, "PLAINTEXT://node%d:9092", id);
+    cr_assert_eq(logrep_conf_set(conf, "advertised.listeners", buf, NULL, 0), LOGREP_OK);
+    cr_assert_eq(logrep_conf_set(conf, "min.insync.replicas", "2", NULL, 0), LOGREP_OK);
+    cr_assert_eq(logrep_conf_set(conf, "log.dirs", "data", NULL, 0), LOGREP_OK);
+    cr_assert_eq(logrep_conf_set(conf, "replica.fetch.wait.max.ms", "50", NULL, 0), LOGREP_OK);
+    eps[id] = (ep){w, id};
+    w->tr[id] = (logrep_transport){LOGREP_TRANSPORT_VERSION, &eps[id], t_send, t_connect, t_close};
+    if (getenv("LOGREP_TEST_LOG"))
+        logrep_conf_set_log(conf, test_log, (void *)(intptr_t)id, LOGREP_LOG_DEBUG);
+    char err[160];
+    logrep_err e = logrep_node_new(conf, w->st[id], &w->tr[id], w->now, err, sizeof err, &w->node[id]);
+    cr_assert_eq(e, LOGREP_OK, "node %d: %s %s", id, logrep_err_name(e), err);
+    logrep_conf_free(conf);
+}
+
+static void setup(net *w, int n)
+{
+    memset(w, 0, sizeof *w);
+    w->n = n;
+    w->now = 1000;
+    for (int id = 1; id <= n; id++) {
+        cr_assert_eq(logrep_storage_memory_new(NULL, &w->st[id]), LOGREP_OK);
+        start_node(w, id);
+    }
+}
+
+static void kill_node(net *w, int id)
+{
+    logrep_node_free(w->node[id], 1);
+    w->node[id] = NULL;
+    w->down[id] = 1;
+    for (uint64_t c = 1; c < MAXCONN; c++)
+        if (w->conns[c].used && w->conns[c].owner == id)
+            close_pair(w, c, 1);
+}
+
+static void teardown(net *w)
+{
+    for (int id = 1; id <= w->n; id++) {
+        logrep_node_free(w->node[id], 0);
+        logrep_storage_free(w->st[id]);
+    }
+    while (w->head) {
+        frame *f = w->head;
+        w->head = f->next;
+        free(f);
+    }
+    while (w->client_inbox) {
+        frame *f = w->client_inbox;
+        w->client_inbox = f->next;
+        free(f);
+    }
+}
+
+/* Delivers every queued frame (and those they cause). */
+static void pump(net *w)
+{
+    for (int guard = 0; w->head && guard < 100000; guard++) {
+        frame *f = w->head;
+        w->head = f->next;
+        if (!w->head)
+            w->tail = NULL;
+        conn *c = &w->conns[f->conn];
+        if (!c->used) {
+            free(f);
+            continue;
+        }
+        if (c->owner == CLIENT) {
+            f->next = w->client_inbox;
+            w->client_inbox = f;
+        } else if (c->accepted) {
+            if (w->node[c->owner])
+                logrep_node_request(w->node[c->owner], f->conn, f->data, f->len, w->now);
+            free(f);
+        } else {
+            if (w->node[c->owner])
+                logrep_node_response(w->node[c->owner], f->conn, f->data, f->len, w->now);
+            free(f);
+        }
+    }
+}
+
+static void run(net *w, int64_t ms)
+{
+    for (int64_t t = 0; t < ms; t += 10) {
+        w->now += 10;
+        for (int id = 1; id <= w->n; id++)
+            if (w->node[id])
+                logrep_node_tick(w->node[id], w->now);
+        pump(w);
+    }
+}
+
+/* Sends a request from the test client to node `to`; returns the conn. */
+static uint64_t client_send(net *w, int to, logrep_msg *m)
+{
+    uint64_t c = open_pair(w, CLIENT, to);
+    const uint8_t *buf;
+    size_t len;
+    cr_assert_eq(logrep_msg_encode_flat(m, &buf, &len), LOGREP_OK, "%s", logrep_msg_errmsg(m));
+    logrep_seg s = {buf, len, -1, 0};
+    enqueue(w, w->conns[c].peer, &s, 1);
+    return c;
+}
+
+/* Waits (running the cluster) for the response on conn and decodes it. */
+static void client_wait(net *w, uint64_t c, int api, int version, logrep_msg *resp, int64_t max_ms)
+{
+    for (int64_t t = 0; t <= max_ms; t += 10) {
+        pump(w);
+        for (frame **pp = &w->client_inbox; *pp; pp = &(*pp)->next) {
+            if ((*pp)->conn != c)
+                continue;
+            frame *f = *pp;
+            *pp = f->next;
+            /* Keep the frame alive: resp borrows it; leak-free via the
+             * message's next decode is not possible, so copy into a
+             * static slot. */
+            static uint8_t keep[1 << 20];
+            cr_assert_lt(f->len, sizeof keep);
+            memcpy(keep, f->data, f->len);
+            cr_assert_eq(logrep_msg_decode_response(resp, api, version, keep, f->len), LOGREP_OK,
+                         "%s", logrep_msg_errmsg(resp));
+            free(f);
+            close_pair(w, c, 1);
+            return;
+        }
+        run(w, 10);
+    }
+    cr_assert_fail("no response within %lld ms", (long long)max_ms);
+}
+
+static int64_t fint(logrep_struct *s, const char *name)
+{
+    return logrep_struct_int(s, logrep_struct_field(s, name));
+}
+
+static logrep_struct *elem(logrep_struct *s, const char *name, int32_t i)
+{
+    return logrep_struct_elem(s, logrep_struct_field(s, name), i);
+}
+
+static void create_topic(net *w, int via, const char *name, int parts, int rf)
+{
+    logrep_msg *m, *r;
+    logrep_msg_new(NULL, &m);
+    logrep_msg_new(NULL, &r);
+    cr_assert_eq(logrep_msg_init_request(m, LOGREP_API_CREATE_TOPICS, 5, 7, "test"), LOGREP_OK);
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_int(root, logrep_struct_field(root, "timeoutMs"), 10000);
+    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
+    logrep_struct *t = elem(root, "Topics", 0);
+    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), name, (int32_t)strlen(name));
+    logrep_struct_set_int(t, logrep_struct_field(t, "NumPartitions"), parts);
+    logrep_struct_set_int(t, logrep_struct_field(t, "ReplicationFactor"), rf);
+    uint64_t c = client_send(w, via, m);
+    client_wait(w, c, LOGREP_API_CREATE_TOPICS, 5, r, 5000);
+    logrep_struct *rt = elem(logrep_msg_root(r), "Topics", 0);
+    cr_assert_eq(fint(rt, "ErrorCode"), 0, "create: %s", logrep_err_name((int)fint(rt, "ErrorCode")));
+    cr_assert_eq(logrep_msg_correlation_id(r), 7);
+    logrep_msg_free(m);
+    logrep_msg_free(r);
+}
+
+/* Leader of topic/partition per node `via`'s metadata; -1 if none. */
+static int leader_of(net *w, int via, const char *topic, int part, int32_t *epoch)
+{
+    logrep_msg *m, *r;
+    logrep_msg_new(NULL, &m);
+    logrep_msg_new(NULL, &r);
+    logrep_msg_init_request(m, LOGREP_API_METADATA, 9, 8, "test");
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
+    logrep_struct *t = elem(root, "Topics", 0);
+    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), topic, (int32_t)strlen(topic));
+    uint64_t c = client_send(w, via, m);
+    client_wait(w, c, LOGREP_API_METADATA, 9, r, 1000);
+    logrep_struct *rs = logrep_msg_root(r);
+    cr_assert_eq(fint(rs, "ControllerId"), 1);
+    logrep_struct *rt = elem(rs, "Topics", 0);
+    int leader = -1;
+    if (fint(rt, "ErrorCode") == 0) {
+        logrep_struct *rp = elem(rt, "Partitions", part);
+        leader = (int)fint(rp, "LeaderId");
+        if (epoch)
+            *epoch = (int32_t)fint(rp, "LeaderEpoch");
+    }
+    logrep_msg_free(m);
+    logrep_msg_free(r);
+    return leader;
+}
+
+static int16_t produce(net *w, int to, const char *topic, int part, const char *value, int16_t acks,
+                       int64_t *base)
+{
+    logrep_batch_builder *b;
+    logrep_batch_builder_new(NULL, &b);
+    logrep_batch_builder_add(b, 1700000000000LL, "k", 1, value, (int32_t)strlen(value), NULL, 0);
+    const uint8_t *batch;
+    size_t blen;
+    logrep_batch_builder_finish(b, &batch, &blen);
+    logrep_msg *m, *r;
+    logrep_msg_new(NULL, &m);
+    logrep_msg_new(NULL, &r);
+    logrep_msg_init_request(m, LOGREP_API_PRODUCE, 7, 9, "test");
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_int(root, logrep_struct_field(root, "Acks"), acks);
+    logrep_struct_set_int(root, logrep_struct_field(root, "TimeoutMs"), 5000);
+    logrep_struct_set_count(root, logrep_struct_field(root, "TopicData"), 1);
+    logrep_struct *t = elem(root, "TopicData", 0);
+    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), topic, (int32_t)strlen(topic));
+    logrep_struct_set_count(t, logrep_struct_field(t, "PartitionData"), 1);
+    logrep_struct *p = elem(t, "PartitionData", 0);
+    logrep_struct_set_int(p, logrep_struct_field(p, "Index"), part);
+    logrep_struct_set_records(p, logrep_struct_field(p, "Records"), batch, (int32_t)blen);
+    uint64_t c = client_send(w, to, m);
+    client_wait(w, c, LOGREP_API_PRODUCE, 7, r, 6000);
+    logrep_struct *rp = elem(elem(logrep_msg_root(r), "Responses", 0), "PartitionResponses", 0);
+    int16_t err = (int16_t)fint(rp, "ErrorCode");
+    if (base)
+        *base = fint(rp, "BaseOffset");
+    logrep_msg_free(m);
+    logrep_msg_free(r);
+    logrep_batch_builder_free(b);
+    return err;
+}
+
+/* Fetches from `offset` and returns how many records came back, checking
+ * the values against "v<offset>". */
+static int fetch_count(net *w, int from, const char *topic, int part, int64_t offset, int64_t *hw)
+{
+    logrep_msg *m, *r;
+    logrep_msg_new(NULL, &m);
+    logrep_msg_new(NULL, &r);
+    logrep_msg_init_request(m, LOGREP_API_FETCH, 11, 10, "test");
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_int(root, logrep_struct_field(root, "ReplicaId"), -1);
+    logrep_struct_set_int(root, logrep_struct_field(root, "MaxWaitMs"), 0);
+    logrep_struct_set_int(root, logrep_struct_field(root, "MaxBytes"), 1 << 20);
+    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
+    logrep_struct *t = elem(root, "Topics", 0);
+    logrep_struct_set_bytes(t, logrep_struct_field(t, "Topic"), topic, (int32_t)strlen(topic));
+    logrep_struct_set_count(t, logrep_struct_field(t, "Partitions"), 1);
+    logrep_struct *p = elem(t, "Partitions", 0);
+    logrep_struct_set_int(p, logrep_struct_field(p, "Partition"), part);
+    logrep_struct_set_int(p, logrep_struct_field(p, "FetchOffset"), offset);
+    logrep_struct_set_int(p, logrep_struct_field(p, "PartitionMaxBytes"), 1 << 20);
+    uint64_t c = client_send(w, from, m);
+    client_wait(w, c, LOGREP_API_FETCH, 11, r, 1000);
+    logrep_struct *rp = elem(elem(logrep_msg_root(r), "Responses", 0), "Partitions", 0);
+    cr_assert_eq(fint(rp, "ErrorCode"), 0, "fetch: %s", logrep_err_name((int)fint(rp, "ErrorCode")));
+    if (hw)
+        *hw = fint(rp, "HighWatermark");
+    const uint8_t *recs;
+    int32_t rlen;
+    logrep_struct_bytes(rp, logrep_struct_field(rp, "Records"), &recs, &rlen);
+    int count = 0;
+    logrep_batch_reader *rd;
+    logrep_batch_reader_new(NULL, &rd);
+    size_t pos = 0;
+    while (rlen > 0 && pos < (size_t)rlen) {
+        logrep_batch_header h;
+        cr_assert_eq(logrep_batch_reader_open(rd, recs + pos, (size_t)rlen - pos, &h), LOGREP_OK);
+        logrep_record rec;
+        while (logrep_batch_reader_next(rd, &rec) == LOGREP_OK) {
+            char want[32];
+            snprintf(want, sizeof want, "v%lld", (long long)rec.offset);
+            cr_assert_eq(rec.value_len, (int32_t)strlen(want));
+            cr_assert_arr_eq(rec.value, want, strlen(want));
+            count++;
+        }
+        pos += (size_t)h.batch_length + 12;
+    }
+    logrep_batch_reader_free(rd);
+    logrep_msg_free(m);
+    logrep_msg_free(r);
+    return count;
+}
+
+Test(node, cluster_produces_replicates_and_fails_over, .timeout = 60)
+{
+    net w;
+    setup(&w, 3);
+    run(&w, 3000); /* registration, unfencing */
+    for (int id = 1; id <= 3; id++) {
+        logrep_node_stats st;
+        logrep_node_stats_get(w.node[id], &st);
+        cr_assert_gt(st.metadata_offset, 2, "node %d applied %lld records", id, (long long)st.metadata_offset);
+        cr_assert_eq(st.fenced_brokers, 0, "node %d sees %lld fenced", id, (long long)st.fenced_brokers);
+    }
+    create_topic(&w, 2, "orders", 3, 3);
+    run(&w, 1000);
+    /* Use a partition not led by node 1, the controller: its failover is
+     * what this test exercises. */
+    int32_t epoch = -1;
+    int leader = -1, part = -1;
+    for (int k = 0; k < 3 && part < 0; k++) {
+        int l = leader_of(&w, 3, "orders", k, &epoch);
+        cr_assert(l >= 1 && l <= 3, "leader %d", l);
+        if (l != 1) {
+            leader = l;
+            part = k;
+        }
+    }
+    cr_assert_geq(part, 0, "placement put every leader on the controller");
+
+    /* acks=all produce is acknowledged once the ISR has it. */
+    for (int i = 0; i < 5; i++) {
+        char v[16];
+        snprintf(v, sizeof v, "v%d", i);
+        int64_t base = -1;
+        int16_t e = produce(&w, leader, "orders", part, v, -1, &base);
+        cr_assert_eq(e, 0, "produce %d: %s", i, logrep_err_name(e));
+        cr_assert_eq(base, i);
+    }
+    int other = leader == 1 ? 2 : 1;
+    cr_assert_eq(produce(&w, other, "orders", part, "x", 1, NULL), LOGREP_ERR_NOT_LEADER_OR_FOLLOWER);
+    int64_t hw;
+    cr_assert_eq(fetch_count(&w, leader, "orders", part, 0, &hw), 5);
+    cr_assert_eq(hw, 5);
+
+    /* Every replica has the data: partition directories in Kafka's layout. */
+    run(&w, 500);
+    for (int id = 1; id <= 3; id++) {
+        size_t np = logrep_node_partition_count(w.node[id]);
+        cr_assert_eq(np, 3u, "node %d hosts %zu partitions", id, np);
+        for (size_t i = 0; i < np; i++) {
+            logrep_partition_info pi;
+            cr_assert_eq(logrep_node_partition(w.node[id], i, &pi), LOGREP_OK);
+            if (pi.partition == part) {
+                cr_assert_eq(pi.log_end_offset, 5, "node %d", id);
+                cr_assert_eq(pi.high_watermark, 5, "node %d", id);
+            }
+        }
+    }
+
+    /* The leader dies. */
+    int victim = leader;
+    kill_node(&w, victim);
+    run(&w, 12000); /* broker.session.timeout.ms = 9 s */
+    int32_t epoch2;
+    int leader2 = leader_of(&w, 1, "orders", part, &epoch2);
+    cr_assert(leader2 >= 1 && leader2 != victim, "new leader %d", leader2);
+    cr_assert_gt(epoch2, epoch);
+    /* ISR is 2 of 3 = min.insync.replicas: acks=all still works. */
+    int64_t base = -1;
+    int16_t e = produce(&w, leader2, "orders", part, "v5", -1, &base);
+    cr_assert_eq(e, 0, "produce after failover: %s", logrep_err_name(e));
+    cr_assert_eq(base, 5);
+    cr_assert_eq(fetch_count(&w, leader2, "orders", part, 0, NULL), 6);
+    char desc[4096];
+    logrep_node_describe(w.node[1], "orders", 0, desc, sizeof desc);
+    cr_assert(strstr(desc, "Partition: 0"), "%s", desc);
+    teardown(&w);
+}
