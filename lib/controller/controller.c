@@ -755,6 +755,14 @@ static int cmp_rack_then_id(const lr_md_broker *x, const lr_md_broker *y)
     return c ? c : (x->id > y->id) - (x->id < y->id);
 }
 
+static void placer_free(lr_ctl *ctl, placer *pl, size_t nb)
+{
+    lr_free(&ctl->alloc, pl->ids, (nb ? nb : 1) * sizeof *pl->ids);
+    lr_free(&ctl->alloc, pl->racks, (nb ? nb : 1) * sizeof *pl->racks);
+    pl->ids = NULL;
+    pl->racks = NULL;
+}
+
 /* Orders active brokers: sort by (rack, id), then deal them out one rack at
  * a time so neighbours in the list sit in different racks. */
 static int placer_init(lr_ctl *ctl, placer *pl)
@@ -767,6 +775,7 @@ static int placer_init(lr_ctl *ctl, placer *pl)
     pl->racks = lr_calloc(&ctl->alloc, nb ? nb : 1, sizeof *pl->racks);
     if (!sorted || !pl->ids || !pl->racks) {
         lr_free(&ctl->alloc, sorted, (nb ? nb : 1) * sizeof *sorted);
+        placer_free(ctl, pl, nb);
         return LOGREP_ERR__NOMEM;
     }
     for (size_t i = 0; i < nb; i++) {
@@ -788,6 +797,7 @@ static int placer_init(lr_ctl *ctl, placer *pl)
     size_t *start = lr_calloc(&ctl->alloc, n + 1, sizeof *start);
     if (!start) {
         lr_free(&ctl->alloc, sorted, (nb ? nb : 1) * sizeof *sorted);
+        placer_free(ctl, pl, nb);
         return LOGREP_ERR__NOMEM;
     }
     size_t g = 0;
@@ -810,11 +820,6 @@ static int placer_init(lr_ctl *ctl, placer *pl)
     return 0;
 }
 
-static void placer_free(lr_ctl *ctl, placer *pl, size_t nb)
-{
-    lr_free(&ctl->alloc, pl->ids, (nb ? nb : 1) * sizeof *pl->ids);
-    lr_free(&ctl->alloc, pl->racks, (nb ? nb : 1) * sizeof *pl->racks);
-}
 
 static const char *rack_of(const lr_md_image *img, int32_t id)
 {
