@@ -1,7 +1,8 @@
 /* Fuzz target: arbitrary bytes as a stream of v2 record batches, read the
- * way a broker reads a produce request or a segment: header, CRC (skipped
- * for half the inputs so the record parser is reached), decompression with
- * a small limit, every record and header. */
+ * way a broker reads a produce request or a segment: header, CRC,
+ * decompression with a small limit, every record and header. The first
+ * input byte is a flag: when its low bit is set each batch's CRC is
+ * recomputed first, so mutations reach the record parser. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
