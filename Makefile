@@ -65,7 +65,7 @@ STATIC_LIB := $(B)/liblogrep.a
 SHARED_LIB := $(B)/liblogrep.so.$(VERSION)
 
 .PHONY: all lib tools examples test demo bench fuzz soak deps install uninstall \
-        clean check-symbols check-layering check-header
+        clean check-symbols check-layering check-header check-install
 
 all: lib tools examples check-symbols check-layering
 
@@ -123,6 +123,20 @@ check-header: lib
 	@printf '#include <logrep.h>\nint main(){return logrep_version_number() ? 0 : 1;}\n' > $(B)/hdr_cxx.cc
 	c++ -Wall -Werror -Iinclude -c $(B)/hdr_cxx.cc -o $(B)/hdr_cxx.o
 
+# Installs into a scratch DESTDIR, builds a program with pkg-config against
+# it, runs it on the shared library, then uninstalls and checks nothing is left.
+CHECK_DEST := $(CURDIR)/$(B)/check-install-root
+check-install: lib tools
+	@rm -rf $(CHECK_DEST)
+	@$(MAKE) --no-print-directory install DESTDIR=$(CHECK_DEST) PREFIX=/usr/local >/dev/null
+	@printf '#include <logrep.h>\n#include <logrep/node.h>\n#include <stdio.h>\nint main(void){return logrep_murmur2_partition("kafka",5,50) == 30 ? 0 : 1;}\n' > $(B)/check-install.c
+	@PKG_CONFIG_PATH=$(CHECK_DEST)/usr/local/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(CHECK_DEST) \
+	  $(CC) $(B)/check-install.c $$(PKG_CONFIG_PATH=$(CHECK_DEST)/usr/local/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(CHECK_DEST) pkg-config --cflags --libs liblogrep) -o $(B)/check-install
+	@LD_LIBRARY_PATH=$(CHECK_DEST)/usr/local/lib $(B)/check-install
+	@$(MAKE) --no-print-directory uninstall DESTDIR=$(CHECK_DEST) PREFIX=/usr/local >/dev/null
+	@left=$$(find $(CHECK_DEST) -type f -o -type l); if [ -n "$$left" ]; then echo "uninstall left: $$left"; exit 1; fi
+	@echo "install: ok (pkg-config build and run against the installed shared library)"
+
 # ---------------------------------------------------------------- tools
 tools: $(B)/logrep
 
@@ -163,7 +177,7 @@ export ASAN_OPTIONS ?= detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
 test: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all check-header check-install
 	@$(MAKE) --no-print-directory $(B)/test/logrep_test $(REPLAYS) $(B)/asan/logrep
 	@for t in $(FUZZ_NAMES); do \
 	  if [ -d fuzz/corpus/$$t ]; then \
