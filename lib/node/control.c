@@ -444,3 +444,8 @@ int lr_nctl_handle(logrep_node *n, lr_conn *c, int64_t now_ms, int *err)
         return 0;
     }
 }
+
+const lr_md_image *lr_nctl_image(const logrep_node *n)
+{
+    return n && n->ctl ? lr_ctl_image(n->ctl->ctl) : NULL;
+}

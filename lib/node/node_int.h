@@ -184,6 +184,9 @@ int lr_nctl_handle(logrep_node *n, lr_conn *c, int64_t now_ms, int *err);
 /* Metadata log fetch for the Fetch handler. */
 logrep_err lr_nctl_fetch_metadata(logrep_node *n, int64_t offset, uint64_t max_bytes,
                                   logrep_log_slice *slice, int64_t *hw, int64_t *log_start);
+/* The controller's image (NULL without the controller role); read-only,
+ * for the simulator's checker. */
+const lr_md_image *lr_nctl_image(const logrep_node *n);
 /* 1 when id is KRaft's metadata topic id. */
 int lr_is_metadata_topic(const uint8_t id[16]);
 int lr_node_forward_admin(logrep_node *n, const uint8_t *frame, size_t len, void *d,

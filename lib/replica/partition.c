@@ -252,6 +252,25 @@ logrep_log *lr_partition_log(lr_partition *p)
     return p->log;
 }
 
+int32_t lr_partition_sim_isr(const lr_partition *p, int32_t *ids, int64_t *leos, int32_t cap)
+{
+    if (p->role != LR_ROLE_LEADER)
+        return 0;
+    int32_t n = 0;
+    for (int32_t i = 0; i < p->n_replicas; i++) {
+        int32_t id = p->replicas[i];
+        if (!in_maximal_isr(p, id))
+            continue;
+        if (n < cap) {
+            const follower *f = id == p->conf.node_id ? NULL : find_follower((lr_partition *)p, id);
+            ids[n] = id;
+            leos[n] = id == p->conf.node_id ? logrep_log_end_offset(p->log) : f ? f->leo : -1;
+        }
+        n++;
+    }
+    return n;
+}
+
 void lr_partition_set_bug(lr_partition *p, int bug)
 {
     p->bug = bug;

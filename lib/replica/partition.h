@@ -220,6 +220,12 @@ void lr_partition_status(const lr_partition *p, lr_part_status *out);
 int64_t lr_partition_high_watermark(const lr_partition *p);
 int lr_partition_role(const lr_partition *p);
 
+/* Read-only view for the simulator's checker: as leader, the maximal ISR
+ * and the LEO each member last reported in the current leader epoch (-1:
+ * none yet; the leader's own entry is its LEO). Returns the member count
+ * (0 when not leader), at most cap filled. */
+int32_t lr_partition_sim_isr(const lr_partition *p, int32_t *ids, int64_t *leos, int32_t cap);
+
 /* Fault injection for checker validation (simulation only). */
 enum {
     LR_BUG_NONE = 0,
