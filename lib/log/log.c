@@ -532,6 +532,9 @@ static size_t seg_for(const logrep_log *log, int64_t offset)
     return lo ? lo - 1 : 0;
 }
 
+/* Reads asking for more than this use the index to find their end. */
+#define LR_READ_JUMP_MIN 65536
+
 LOGREP_API logrep_err logrep_log_read(logrep_log *log, int64_t offset, uint64_t max_bytes,
                                       int64_t max_offset, int min_one, logrep_log_slice *out)
 {
@@ -559,6 +562,28 @@ LOGREP_API logrep_err logrep_log_read(logrep_log *log, int64_t offset, uint64_t 
         out->position = pos;
         out->first_offset = h.base_offset;
         uint64_t end = pos;
+        /* Jump over whole batches with the offset index: its positions are
+         * batch starts, and the batches before an entry hold offsets below
+         * the entry's. Only the last stretch is scanned header by header. */
+        if (max_bytes > LR_READ_JUMP_MIN) {
+            int64_t joff;
+            uint64_t jpos;
+            err = lr_oi_floor_pos(log, s, pos + max_bytes, &joff, &jpos);
+            if (err)
+                return err;
+            if (joff >= 0 && jpos > pos && joff < max_offset) {
+                logrep_batch_header jh;
+                err = lr_seg_header(log, s, jpos, &jh);
+                if (err == LOGREP_OK && jh.base_offset > h.base_offset) {
+                    end = jpos;
+                    out->next_offset = jh.base_offset;
+                    h = jh;
+                } else if (err != LOGREP_OK && err != LOGREP_ERR__END) {
+                    return err;
+                }
+                err = LOGREP_OK;
+            }
+        }
         while (err == LOGREP_OK) {
             uint64_t size = (uint64_t)h.batch_length + LOGREP_LOG_OVERHEAD;
             int64_t last = logrep_batch_last_offset(&h);

@@ -201,6 +201,11 @@ logrep_err lr_index_read_entry(logrep_log *log, lr_index *ix, size_t esize, uint
                                uint8_t *out);
 logrep_err lr_index_append(logrep_log *log, lr_index *ix, size_t esize, const uint8_t *e);
 /* Largest entry with offset <= target: (offset, position); (base, 0) if none. */
+/* Largest index entry whose position is <= limit: *pos and the last
+ * offset of the batch starting there (*off -1 when none). Positions are
+ * batch boundaries, so a read can jump to one without scanning headers. */
+logrep_err lr_oi_floor_pos(logrep_log *log, lr_segment *s, uint64_t limit, int64_t *off,
+                           uint64_t *pos);
 logrep_err lr_oi_lookup(logrep_log *log, lr_segment *s, int64_t target, int64_t *off,
                         uint64_t *pos);
 logrep_err lr_oi_append(logrep_log *log, lr_segment *s, int64_t offset, uint64_t pos);

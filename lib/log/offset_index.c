@@ -62,6 +62,34 @@ logrep_err lr_oi_lookup(logrep_log *log, lr_segment *s, int64_t target, int64_t 
     return LOGREP_OK;
 }
 
+logrep_err lr_oi_floor_pos(logrep_log *log, lr_segment *s, uint64_t limit, int64_t *off,
+                           uint64_t *pos)
+{
+    *off = -1;
+    *pos = 0;
+    if (!s->oi.entries)
+        return LOGREP_OK;
+    logrep_err err = lr_seg_open_index(log, s, &s->oi, ".index", 0);
+    if (err)
+        return err;
+    uint32_t lo = 0, hi = s->oi.entries;
+    uint8_t e[LR_OI_ENTRY];
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if ((err = lr_index_read_entry(log, &s->oi, LR_OI_ENTRY, mid, e)))
+            return err;
+        uint64_t p = lr_get_be32(e + 4);
+        if (p <= limit) {
+            *off = s->base + (int32_t)lr_get_be32(e);
+            *pos = p;
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return LOGREP_OK;
+}
+
 logrep_err lr_oi_append(logrep_log *log, lr_segment *s, int64_t offset, uint64_t pos)
 {
     logrep_err err = lr_seg_open_index(log, s, &s->oi, ".index", 1);
