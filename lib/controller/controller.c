@@ -642,8 +642,9 @@ int lr_ctl_heartbeat(lr_ctl *ctl, const lr_ctl_heartbeat_req *req, int64_t now_m
     if (b->fenced) {
         if (req->want_shutdown)
             shutdown_now = 1;
-        else if (!req->want_fence && req->current_metadata_offset >= b->register_offset)
-            err = unfence_broker(ctl, id);
+        else if (!req->want_fence && !b->in_controlled_shutdown &&
+                 req->current_metadata_offset >= b->register_offset)
+            err = unfence_broker(ctl, id); /* after a shutdown: only a new registration */
     } else if (!b->in_controlled_shutdown) {
         if (req->want_fence) {
             err = fence_broker(ctl, id);

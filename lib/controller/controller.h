@@ -128,7 +128,8 @@ typedef struct lr_ctl_heartbeat_resp {
  * it can lead. want_shutdown on an active broker starts a controlled
  * shutdown: it leaves every ISR and leadership moves away; should_shutdown
  * is granted once it leads nothing and every active broker has applied the
- * records up to that point, and the broker is then fenced.
+ * records up to that point, and the broker is then fenced (it stays
+ * fenced until it registers again).
  * Returns 0; LOGREP_ERR_BROKER_ID_NOT_REGISTERED; LOGREP_ERR_STALE_BROKER_EPOCH;
  * LOGREP_ERR__INVALID_ARG; LOGREP_ERR__NOMEM. */
 int lr_ctl_heartbeat(lr_ctl *ctl, const lr_ctl_heartbeat_req *req, int64_t now_ms,
