@@ -149,7 +149,15 @@ $(B)/asan/logrep: $(TOOL_SRCS) $(B)/asan/liblogrep.a
 	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN) -Itools/logrep $(TOOL_SRCS) -o $@ $(B)/asan/liblogrep.a $(DEPS_LIBS) -lm
 
 # ---------------------------------------------------------------- examples
-examples: $(EXAMPLES)
+examples: $(EXAMPLES) $(B)/logrep-broker
+
+# The example broker: every file in examples/broker/ is one program.
+BROKER_SRCS := $(sort $(wildcard examples/broker/*.c))
+BROKER_HDRS := $(wildcard examples/broker/*.h)
+
+$(B)/logrep-broker: $(BROKER_SRCS) $(BROKER_HDRS) $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE $(CFLAGS) -Iexamples/broker $(BROKER_SRCS) -o $@ $(STATIC_LIB) $(DEPS_LIBS) -lm
 
 $(B)/examples/%: examples/%.c $(STATIC_LIB)
 	@mkdir -p $(@D)

@@ -1,0 +1,180 @@
+/* Metrics in Prometheus' text exposition format (version 0.0.4). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+#include "logrep/proto.h"
+
+#define LAT_FIFO_MAX 4096
+
+static const double bucket_le[METRICS_BUCKETS - 1] = {
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+    0.05,   0.1,     0.25,   0.5,   1,      2.5,   10};
+
+void metrics_init(broker_metrics *m)
+{
+    memset(m, 0, sizeof *m);
+}
+
+void metrics_free(broker_metrics *m)
+{
+    (void)m;
+}
+
+void lat_fifo_free(lat_fifo *f)
+{
+    free(f->e);
+    memset(f, 0, sizeof *f);
+}
+
+void metrics_request(broker_metrics *m, lat_fifo *f, int api, int32_t corr, int64_t t_us)
+{
+    if (api < 0 || api >= METRICS_MAX_API)
+        return;
+    m->requests[api]++;
+    if (f->len == f->cap) {
+        if (f->cap >= LAT_FIFO_MAX)
+            return; /* deeply pipelined: stop timing until it drains */
+        uint32_t ncap = f->cap ? f->cap * 2 : 16;
+        lat_entry *ne = malloc(ncap * sizeof *ne);
+        if (!ne)
+            return;
+        for (uint32_t i = 0; i < f->len; i++)
+            ne[i] = f->e[(f->head + i) % f->cap];
+        free(f->e);
+        f->e = ne;
+        f->cap = ncap;
+        f->head = 0;
+    }
+    f->e[(f->head + f->len) % f->cap] = (lat_entry){corr, (int16_t)api, t_us};
+    f->len++;
+}
+
+void metrics_response(broker_metrics *m, lat_fifo *f, int32_t corr, int64_t t_us)
+{
+    /* Entries before the match were requests without a response. */
+    for (uint32_t k = 0; k < f->len; k++) {
+        lat_entry *e = &f->e[(f->head + k) % f->cap];
+        if (e->corr != corr)
+            continue;
+        double s = (double)(t_us - e->t_us) / 1e6;
+        int b = 0;
+        while (b < METRICS_BUCKETS - 1 && s > bucket_le[b])
+            b++;
+        m->lat_bucket[e->api][b]++;
+        m->lat_sum[e->api] += s;
+        m->responses[e->api]++;
+        f->head = (f->head + k + 1) % f->cap;
+        f->len -= k + 1;
+        return;
+    }
+}
+
+void metrics_write(FILE *o, const broker_metrics *m, const logrep_node *node, int32_t id,
+                   int64_t clients)
+{
+    logrep_node_stats st;
+    logrep_node_stats_get(node, &st);
+#define G(name, help, type, val)                                                        \
+    fprintf(o, "# HELP %s %s\n# TYPE %s %s\n%s{node=\"%d\"} %lld\n", name, help, name, type, \
+            name, (int)id, (long long)(val))
+    G("logrep_node_requests_total", "Requests handled by the node.", "counter", st.requests);
+    G("logrep_node_bytes_in_total", "Request and response bytes received by the node.", "counter",
+      st.bytes_in);
+    G("logrep_node_bytes_out_total", "Bytes sent by the node.", "counter", st.bytes_out);
+    G("logrep_node_produce_records_total", "Records appended by produce requests.", "counter",
+      st.produce_records);
+    G("logrep_node_leader_changes_total", "Partitions whose leader the controller changed.",
+      "counter", st.leader_changes);
+    G("logrep_node_unclean_elections_total", "Unclean leader elections.", "counter",
+      st.unclean_elections);
+    G("logrep_node_fenced_brokers", "Brokers currently fenced.", "gauge", st.fenced_brokers);
+    G("logrep_node_offline_partitions", "Partitions without a leader.", "gauge",
+      st.offline_partitions);
+    G("logrep_node_under_replicated_partitions", "Partitions with ISR smaller than replicas.",
+      "gauge", st.under_replicated);
+    G("logrep_node_under_min_isr_partitions", "Partitions with ISR below min.insync.replicas.",
+      "gauge", st.under_min_isr);
+    G("logrep_node_at_min_isr_partitions", "Partitions with ISR at min.insync.replicas.", "gauge",
+      st.at_min_isr);
+    G("logrep_node_metadata_offset", "Metadata records applied.", "gauge", st.metadata_offset);
+    G("logrep_node_is_controller", "1 when this node is the controller.", "gauge",
+      logrep_node_is_controller(node));
+    G("logrep_broker_connections", "Open client connections.", "gauge", clients);
+    G("logrep_broker_connections_accepted_total", "Client connections accepted.", "counter",
+      m->connections_accepted);
+    G("logrep_broker_connections_rejected_total", "Connections refused at max.connections.",
+      "counter", m->connections_rejected);
+    G("logrep_broker_connections_idle_closed_total", "Connections closed after connections.max.idle.ms.",
+      "counter", m->connections_idle_closed);
+    G("logrep_broker_bad_frames_total", "Connections closed for malformed or oversized frames.",
+      "counter", m->bad_frames);
+    G("logrep_broker_bad_requests_total", "Connections closed for undecodable or unserved requests.",
+      "counter", m->bad_requests);
+    G("logrep_broker_socket_bytes_received_total", "Bytes read from sockets.", "counter",
+      m->bytes_received);
+    G("logrep_broker_socket_bytes_sent_total", "Bytes written to sockets.", "counter",
+      m->bytes_sent);
+#undef G
+    fprintf(o, "# HELP logrep_broker_requests_total Requests received, by API.\n"
+               "# TYPE logrep_broker_requests_total counter\n");
+    for (int a = 0; a < METRICS_MAX_API; a++)
+        if (m->requests[a])
+            fprintf(o, "logrep_broker_requests_total{node=\"%d\",api=\"%s\"} %lld\n", (int)id,
+                    logrep_proto_api_name(a) ? logrep_proto_api_name(a) : "unknown",
+                    (long long)m->requests[a]);
+    fprintf(o, "# HELP logrep_broker_request_latency_seconds Time from request to response.\n"
+               "# TYPE logrep_broker_request_latency_seconds histogram\n");
+    for (int a = 0; a < METRICS_MAX_API; a++) {
+        if (!m->responses[a])
+            continue;
+        const char *name = logrep_proto_api_name(a) ? logrep_proto_api_name(a) : "unknown";
+        int64_t cum = 0;
+        for (int b = 0; b < METRICS_BUCKETS; b++) {
+            cum += m->lat_bucket[a][b];
+            if (b < METRICS_BUCKETS - 1)
+                fprintf(o, "logrep_broker_request_latency_seconds_bucket{node=\"%d\",api=\"%s\",le=\"%g\"} %lld\n",
+                        (int)id, name, bucket_le[b], (long long)cum);
+            else
+                fprintf(o, "logrep_broker_request_latency_seconds_bucket{node=\"%d\",api=\"%s\",le=\"+Inf\"} %lld\n",
+                        (int)id, name, (long long)cum);
+        }
+        fprintf(o, "logrep_broker_request_latency_seconds_sum{node=\"%d\",api=\"%s\"} %.6f\n",
+                (int)id, name, m->lat_sum[a]);
+        fprintf(o, "logrep_broker_request_latency_seconds_count{node=\"%d\",api=\"%s\"} %lld\n",
+                (int)id, name, (long long)cum);
+    }
+    static const struct {
+        const char *name, *help;
+    } pm[] = {
+        {"logrep_partition_leader", "1 when this replica leads the partition."},
+        {"logrep_partition_leader_id", "Current leader of the partition."},
+        {"logrep_partition_leader_epoch", "Leader epoch."},
+        {"logrep_partition_log_start_offset", "Log start offset."},
+        {"logrep_partition_log_end_offset", "Log end offset."},
+        {"logrep_partition_high_watermark", "High watermark."},
+        {"logrep_partition_replicas", "Replicas assigned."},
+        {"logrep_partition_isr", "In-sync replicas (as the leader knows them)."},
+        {"logrep_partition_under_replicated", "1 when ISR < replicas."},
+        {"logrep_partition_under_min_isr", "1 when ISR < min.insync.replicas."},
+        {"logrep_partition_at_min_isr", "1 when ISR == min.insync.replicas."},
+        {"logrep_partition_isr_shrinks_total", "ISR shrinks."},
+        {"logrep_partition_isr_expands_total", "ISR expansions."},
+    };
+    size_t np = logrep_node_partition_count(node);
+    for (size_t k = 0; k < sizeof pm / sizeof pm[0]; k++) {
+        fprintf(o, "# HELP %s %s\n# TYPE %s %s\n", pm[k].name, pm[k].help, pm[k].name,
+                strstr(pm[k].name, "_total") ? "counter" : "gauge");
+        for (size_t i = 0; i < np; i++) {
+            logrep_partition_info p;
+            if (logrep_node_partition(node, i, &p) != LOGREP_OK)
+                continue;
+            int64_t v[] = {p.role == 1, p.leader, p.leader_epoch, p.log_start_offset,
+                           p.log_end_offset, p.high_watermark, p.replicas, p.isr,
+                           p.under_replicated, p.under_min_isr, p.at_min_isr, p.isr_shrinks,
+                           p.isr_expands};
+            fprintf(o, "%s{node=\"%d\",topic=\"%s\",partition=\"%d\"} %lld\n", pm[k].name,
+                    (int)id, p.topic, (int)p.partition, (long long)v[k]);
+        }
+    }
+}
