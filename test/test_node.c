@@ -500,8 +500,16 @@ Test(node, cluster_produces_replicates_and_fails_over, .timeout = 60)
     cr_assert_eq(e, 0, "produce after failover: %s", logrep_err_name(e));
     cr_assert_eq(base, 5);
     cr_assert_eq(fetch_count(&w, leader2, "orders", part, 0, NULL), 6);
+    logrep_node_stats cst;
+    logrep_node_stats_get(w.node[1], &cst);
+    cr_assert_geq(cst.leader_changes, 1);
+    cr_assert_eq(cst.unclean_elections, 0);
+    cr_assert_geq(cst.under_replicated, 1, "the dead broker's partitions are under-replicated");
     char desc[4096];
     logrep_node_describe(w.node[1], "orders", 0, desc, sizeof desc);
     cr_assert(strstr(desc, "Partition: 0"), "%s", desc);
+    /* --under-replicated-partitions lists the partitions the dead broker left. */
+    logrep_node_describe(w.node[1], NULL, 3, desc, sizeof desc);
+    cr_assert(strstr(desc, "Topic: orders"), "%s", desc);
     teardown(&w);
 }

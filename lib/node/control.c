@@ -137,6 +137,14 @@ void lr_nctl_free(logrep_node *n)
     n->ctl = NULL;
 }
 
+void lr_nctl_stats(const logrep_node *n, logrep_node_stats *out)
+{
+    lr_ctl_stats cs;
+    lr_ctl_get_stats(n->ctl->ctl, &cs);
+    out->leader_changes = cs.leader_changes;
+    out->unclean_elections = cs.unclean_elections;
+}
+
 void lr_nctl_tick(logrep_node *n, int64_t now_ms)
 {
     lr_ctl_tick(n->ctl->ctl, now_ms);

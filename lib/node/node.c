@@ -621,6 +621,8 @@ LOGREP_API void logrep_node_stats_get(const logrep_node *n, logrep_node_stats *o
     out->at_min_isr = sum.at_min_isr;
     out->fenced_brokers = sum.fenced_brokers;
     out->metadata_offset = lr_md_next_offset(n->img);
+    if (n->ctl)
+        lr_nctl_stats(n, out);
 }
 
 LOGREP_API size_t logrep_node_describe(const logrep_node *n, const char *topic, int filter,

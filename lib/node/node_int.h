@@ -178,6 +178,8 @@ int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms);
 int lr_nctl_new(logrep_node *n, int64_t now_ms);
 void lr_nctl_free(logrep_node *n);
 void lr_nctl_tick(logrep_node *n, int64_t now_ms);
+/* Controller counters into the node's stats. */
+void lr_nctl_stats(const logrep_node *n, logrep_node_stats *out);
 /* Handles a controller API request in n->req; 1 if handled (answered or
  * failed), 0 when it is not a controller request. */
 int lr_nctl_handle(logrep_node *n, lr_conn *c, int64_t now_ms, int *err);
