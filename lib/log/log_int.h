@@ -99,6 +99,9 @@ void lr_pstate_clear(lr_pstate *s);
 const lr_producer *lr_pstate_find(const lr_pstate *s, int64_t pid);
 /* Records a batch with producerId >= 0 (others are ignored). */
 logrep_err lr_pstate_update(lr_pstate *s, const lr_alloc *a, const logrep_batch_header *h);
+/* Drops producers whose last batch is older than expire_before (no open
+ * transaction); returns how many. Kafka's producer.id.expiration.ms. */
+size_t lr_pstate_expire(lr_pstate *s, int64_t expire_before);
 /* Snapshot bytes of the state, in a new buffer of size *len. */
 logrep_err lr_pstate_encode(const lr_pstate *s, const lr_alloc *a, uint8_t **out, size_t *len);
 /* Loads a snapshot, dropping producers idle since before expire_before. */

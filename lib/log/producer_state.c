@@ -156,6 +156,21 @@ logrep_err lr_pstate_update(lr_pstate *s, const lr_alloc *a, const logrep_batch_
     return LOGREP_OK;
 }
 
+size_t lr_pstate_expire(lr_pstate *s, int64_t expire_before)
+{
+    size_t keep = 0, dropped = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        /* A producer with an open transaction stays until it ends. */
+        if (s->v[i].last_timestamp < expire_before && s->v[i].txn_first_offset < 0) {
+            dropped++;
+            continue;
+        }
+        s->v[keep++] = s->v[i];
+    }
+    s->n = keep;
+    return dropped;
+}
+
 static void to_entry(const lr_producer *p, logrep_producer_entry *e)
 {
     e->producer_id = p->pid;
