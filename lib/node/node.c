@@ -488,6 +488,10 @@ LOGREP_API logrep_err logrep_node_request(logrep_node *n, uint64_t conn, const v
         n->tr.close(n->tr.ctx, conn);
         drop_conn(n, c);
     }
+    /* A produce may have moved data or the HW: answer waiting fetches and
+     * produces now rather than at the next tick. */
+    if (n->deferred)
+        lr_deferred_poll(n, now_ms, 0);
     return err;
 }
 
@@ -516,6 +520,12 @@ LOGREP_API logrep_err logrep_node_response(logrep_node *n, uint64_t conn, const 
     p->inflight = o->next;
     err = lr_broker_response(n, p, o, now_ms);
     lr_free(&n->alloc, o, sizeof *o);
+    /* Keep replication moving: the next fetch leaves at once, and answers
+     * waiting on the HW go out now. */
+    if (n->is_broker)
+        lr_broker_tick(n, now_ms);
+    if (n->deferred)
+        lr_deferred_poll(n, now_ms, 0);
     return err;
 }
 
