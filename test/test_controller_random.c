@@ -30,6 +30,7 @@ typedef struct ghost {
     int8_t lrs;
     char sets[128];           /* isr|elr|lke, to detect changes */
     int32_t leader_at[MAXE];  /* leader per leader epoch, -2 unknown */
+    int sanctioned;           /* |ISR ∪ ELR| may be below min ISR (see check) */
 } ghost;
 
 typedef struct world {
@@ -93,6 +94,18 @@ static void check(world *w, const char *what)
             cr_assert(b && !b->fenced && !b->in_controlled_shutdown,
                       "step %ld (%s): leader %d not active", w->steps, what, (int)p->leader);
         }
+        /* I13: |ISR ∪ ELR| >= min ISR, unless an ELR/ISR member restarted
+         * uncleanly, an unclean or last-known-leader election happened, or
+         * min.insync.replicas changed since the ISR was last at min ISR. */
+        const lr_md_topic *t = lr_md_topic_by_name(img, w->topic_of[k]);
+        int32_t min_isr = lr_md_topic_min_isr(img, t);
+        if (p->n_isr >= min_isr)
+            g->sanctioned = 0;
+        if (p->lrs == LR_MD_RECOVERING)
+            g->sanctioned = 1;
+        if (lr_md_get_defaults(img)->elr_enabled && !g->sanctioned)
+            cr_assert_geq(p->n_isr + p->n_elr, min_isr, "step %ld (%s): %s-%d ISR %s + ELR below min ISR",
+                          w->steps, what, w->topic_of[k], (int)w->index_of[k], g->sets);
         g->leader = p->leader;
         g->leader_epoch = p->leader_epoch;
         g->partition_epoch = p->partition_epoch;
@@ -130,6 +143,8 @@ static void restart(world *w, int32_t b)
     if (prev < 0 && lr_md_get_defaults(lr_ctl_image(w->c.ctl))->elr_enabled) {
         for (int k = 0; k < w->np; k++) {
             const lr_md_partition *p = part_of(w, k);
+            if (lr_md_ids_contains(p->replicas, p->n_replicas, b))
+                w->g[k].sanctioned = 1;
             cr_assert(!lr_md_ids_contains(p->elr, p->n_elr, b),
                       "unclean restart of %d left it in an ELR", (int)b);
             cr_assert(!lr_md_ids_contains(p->lke, p->n_lke, b),
@@ -216,6 +231,9 @@ static void step(world *w)
         char v[4];
         snprintf(v, sizeof v, "%d", 1 + (int)below(w, 3));
         cr_assert_eq(lr_ctl_set_topic_config(c->ctl, "a", "min.insync.replicas", v), 0);
+        for (int k = 0; k < w->np; k++)
+            if (strcmp(w->topic_of[k], "a") == 0)
+                w->g[k].sanctioned = 1;
     } else {
         what = "producer ids";
         int32_t b = 1 + (int32_t)below(w, NB);
