@@ -163,6 +163,15 @@ $(B)/examples/%: examples/%.c $(STATIC_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $< -o $@ $(STATIC_LIB) $(DEPS_LIBS) -lm
 
+# The cluster demo (librdkafka): examples/broker/demo/.
+RDKAFKA_LIBS := $(shell pkg-config --libs rdkafka 2>/dev/null || echo -lrdkafka)
+DEMO_SRCS := $(sort $(wildcard examples/broker/demo/*.c))
+DEMO_COMMON := $(filter-out examples/broker/demo/demo.c,$(DEMO_SRCS))
+
+$(B)/examples/cluster-demo: $(DEMO_SRCS) $(wildcard examples/broker/demo/*.h) $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE $(CFLAGS) -Iexamples/broker/demo $(DEMO_SRCS) -o $@ $(STATIC_LIB) $(RDKAFKA_LIBS) $(DEPS_LIBS) -lm
+
 # ---------------------------------------------------------------- tests
 deps:
 	@sh tools/deps.sh
@@ -194,15 +203,15 @@ test: deps
 
 # ---------------------------------------------------------------- demo
 demo: deps
-	@$(MAKE) --no-print-directory all
-	$(B)/examples/demo
+	@$(MAKE) --no-print-directory all $(B)/examples/cluster-demo
+	$(B)/examples/cluster-demo --broker $(B)/logrep-broker
 
 # ---------------------------------------------------------------- bench
 BENCH_CFLAGS := $(BASE_CFLAGS) -I$(B)/gen -O2 -g -march=native -DNDEBUG
 
 $(B)/bench/%: bench/%.c bench/bench.h $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(BENCH_CFLAGS) $< -o $@ $(STATIC_LIB) $(DEPS_LIBS) -lm
+	$(CC) $(BENCH_CFLAGS) $< -o $@ $(STATIC_LIB) $(DEPS_LIBS) -lm -lpthread
 
 bench: all $(BENCHES)
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done

@@ -172,6 +172,7 @@ static void seg_init(lr_segment *s, int64_t base, int64_t now_ms)
     s->oi.last_a = s->ti.last_a = s->ti.last_b = -1;
     s->max_ts = s->max_ts_offset = s->roll_ts = -1;
     s->created_ms = now_ms;
+    s->tail_pos = UINT64_MAX; /* unknown until a batch is appended or scanned */
 }
 
 logrep_err lr_log_new_segment(logrep_log *log, int64_t base, int64_t now_ms)

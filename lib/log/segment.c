@@ -115,7 +115,13 @@ logrep_err lr_seg_find(logrep_log *log, lr_segment *s, int64_t offset, uint64_t 
 {
     int64_t ioff;
     uint64_t ipos;
-    logrep_err err = lr_oi_lookup(log, s, offset, &ioff, &ipos);
+    logrep_err err;
+    if (s->tail_pos < s->size && offset >= s->tail_base) {
+        err = scan_from(log, s, s->tail_pos, offset, pos, h);
+        if (err != LOGREP_ERR__CORRUPT)
+            return err;
+    }
+    err = lr_oi_lookup(log, s, offset, &ioff, &ipos);
     if (!err) {
         err = scan_from(log, s, ipos, offset, pos, h);
         if (err != LOGREP_ERR__CORRUPT || ipos == 0)
@@ -140,6 +146,8 @@ static logrep_err index_rule(logrep_log *log, lr_segment *s, uint64_t pos,
 {
     int64_t last = logrep_batch_last_offset(h);
     logrep_err err = LOGREP_OK;
+    s->tail_pos = pos;
+    s->tail_base = h->base_offset;
     if (pos == 0)
         s->roll_ts = h->max_timestamp;
     if (h->max_timestamp > s->max_ts) {
