@@ -7,6 +7,7 @@
 #include "base/conf.h"
 #include "base/log.h"
 #include "controller/metadata.h"
+#include "base/uuid.h"
 
 typedef struct md_kv {
     int8_t type;
@@ -910,20 +911,7 @@ void lr_md_summarize(const lr_md_image *img, lr_md_summary *out)
 
 void lr_md_uuid_str(const uint8_t id[16], char out[23])
 {
-    static const char b64[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    int o = 0;
-    for (int i = 0; i < 16; i += 3) {
-        uint32_t v = (uint32_t)id[i] << 16;
-        if (i + 1 < 16)
-            v |= (uint32_t)id[i + 1] << 8;
-        if (i + 2 < 16)
-            v |= id[i + 2];
-        int chars = i + 2 < 16 ? 4 : 2; /* 16 bytes = 5 full groups + 1 byte */
-        for (int k = 0; k < chars; k++)
-            out[o++] = b64[(v >> (18 - 6 * k)) & 63];
-    }
-    out[o] = 0;
+    lr_uuid_to_str(id, out);
 }
 
 static int bprintf(lr_buf *b, const char *fmt, ...) LR_PRINTF(2, 3);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/uuid.h"
 #include "log/log_int.h"
 
 logrep_err lr_file_replace(const logrep_storage *st, const char *dir, const char *name,
@@ -252,34 +253,12 @@ size_t lr_ckpt_format_offset(const char *topic, int32_t partition, int64_t offse
     return (w < 0 || (size_t)w >= size) ? 0 : (size_t)w;
 }
 
-/* ---- partition.metadata: URL-safe base64 of the 16-byte topic id ---- */
-
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-static int b64_val(char ch)
-{
-    const char *p = ch ? strchr(b64, ch) : NULL;
-    return p ? (int)(p - b64) : -1;
-}
+/* ---- partition.metadata: the topic id in Kafka's Uuid text form ---- */
 
 size_t lr_partition_metadata_format(const uint8_t id[16], char *buf, size_t size)
 {
     char enc[23];
-    size_t o = 0;
-    for (int i = 0; i < 16; i += 3) {
-        uint32_t v = (uint32_t)id[i] << 16;
-        if (i + 1 < 16)
-            v |= (uint32_t)id[i + 1] << 8;
-        if (i + 2 < 16)
-            v |= id[i + 2];
-        enc[o++] = b64[(v >> 18) & 63];
-        enc[o++] = b64[(v >> 12) & 63];
-        if (i + 1 < 16)
-            enc[o++] = b64[(v >> 6) & 63];
-        if (i + 2 < 16)
-            enc[o++] = b64[v & 63];
-    }
-    enc[o] = 0;
+    lr_uuid_to_str(id, enc);
     int w = snprintf(buf, size, "version: 0\ntopic_id: %s", enc);
     return (w < 0 || (size_t)w >= size) ? 0 : (size_t)w;
 }
@@ -311,23 +290,8 @@ logrep_err lr_partition_metadata_parse(const char *text, size_t len, uint8_t id[
     if (!next_line(&c, &ls, &le) || kv(ls, le, "topic_id", &vs, &ve) || ve - vs != 22 ||
         !rest_empty(&c))
         return LOGREP_ERR__CORRUPT;
-    uint8_t out[18] = {0};
-    size_t o = 0;
-    for (int i = 0; i < 22; i += 4) {
-        uint32_t v = 0;
-        int k = 22 - i < 4 ? 22 - i : 4;
-        for (int j = 0; j < 4; j++) {
-            int d = j < k ? b64_val(vs[i + j]) : 0;
-            if (d < 0)
-                return LOGREP_ERR__CORRUPT;
-            v = v << 6 | (uint32_t)d;
-        }
-        out[o++] = (uint8_t)(v >> 16);
-        out[o++] = (uint8_t)(v >> 8);
-        out[o++] = (uint8_t)v;
-    }
-    /* 22 characters carry 132 bits: the last 4 must be zero. */
-    if (out[16])
+    uint8_t out[16];
+    if (lr_uuid_from_str(vs, (size_t)(ve - vs), out) != 0)
         return LOGREP_ERR__CORRUPT;
     int nonzero = 0;
     for (int i = 0; i < 16; i++)
