@@ -429,6 +429,10 @@ int lr_node_send_request(logrep_node *n, lr_peer *p, int kind, void *ctx, int64_
         pp = &(*pp)->next;
     *pp = o;
     if (n->tr.send(n->tr.ctx, p->conn, segs, nsegs) != LOGREP_OK) {
+        /* This request was not sent: the caller keeps ctx and cleans up.
+         * Unlink it before the close fails (and frees) the others. */
+        *pp = NULL;
+        lr_free(&n->alloc, o, sizeof *o);
         logrep_node_closed(n, p->conn, now_ms);
         return LOGREP_ERR__IO;
     }
