@@ -174,7 +174,12 @@ static int apply_record_set(logrep_node *n, const uint8_t *buf, size_t len, int6
         pos += (size_t)h.batch_length + LOGREP_LOG_OVERHEAD;
     }
     logrep_batch_reader_free(r);
-    if (applied)
+    /* Partition roles follow the image only once it holds this
+     * incarnation's registration (the broker epoch is its offset): records
+     * before it describe the previous incarnation, which may have led with
+     * data this one lost, and the controller's unclean-restart handling
+     * comes with the registration (KIP-966). */
+    if (applied && n->broker_epoch >= 0 && lr_md_next_offset(n->img) > n->broker_epoch)
         lr_broker_apply_metadata(n, now_ms);
     return err;
 }
