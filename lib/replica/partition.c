@@ -419,25 +419,28 @@ logrep_err lr_partition_produce(lr_partition *p, void *buf, size_t len, int16_t 
     if (size != len || (h.attributes & LOGREP_ATTR_CONTROL) ||
         (h.producer_id >= 0 && h.base_sequence < 0))
         return res->error = LOGREP_ERR_INVALID_RECORD;
-    if (h.producer_id >= 0) {
-        err = check_producer(p, &h, res);
-        if (err == 1) {
-            res->error = LOGREP_OK; /* duplicate: the original offset */
-            return LOGREP_OK;
-        }
-        if (err)
-            return res->error = err;
-    }
     logrep_log_append_info info;
-    err = logrep_log_append_leader(p->log, buf, len, p->leader_epoch, now_ms, &info);
-    if (err) {
-        if (err < 0) /* storage failure */
-            err = LOGREP_ERR_KAFKA_STORAGE_ERROR;
+    memset(&info, 0, sizeof info);
+    info.log_append_time = -1;
+    err = h.producer_id >= 0 ? check_producer(p, &h, res) : LOGREP_OK;
+    if (err == 1) {
+        /* A duplicate: answered with the original offsets, and like any
+         * acks=all write only once the high watermark passed them. */
+        info.first_offset = res->base_offset;
+        info.last_offset = res->base_offset + h.last_offset_delta;
+    } else if (err) {
         return res->error = err;
+    } else {
+        err = logrep_log_append_leader(p->log, buf, len, p->leader_epoch, now_ms, &info);
+        if (err) {
+            if (err < 0) /* storage failure */
+                err = LOGREP_ERR_KAFKA_STORAGE_ERROR;
+            return res->error = err;
+        }
+        maybe_advance_hw(p, now_ms);
     }
     res->base_offset = info.first_offset;
     res->log_append_time = info.log_append_time;
-    maybe_advance_hw(p, now_ms);
     if (acks != -1 || p->hw > info.last_offset)
         return res->error = LOGREP_OK;
     if (p->n_parked == p->cap_parked) {
