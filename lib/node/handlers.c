@@ -758,6 +758,49 @@ static int handle_init_producer_id(logrep_node *n, lr_conn *c, int64_t now_ms)
     return respond_now(n, c, &tmps);
 }
 
+/* ------------------------------------------------------------ FindCoordinator */
+
+/* Group and transaction coordinators are not served yet, but FindCoordinator
+ * is advertised: answer COORDINATOR_NOT_AVAILABLE (retriable) rather than
+ * closing, so a client that looks up a coordinator in passing (librdkafka's
+ * consumer does) keeps its connection for Fetch and Metadata. */
+static int handle_find_coordinator(logrep_node *n, lr_conn *c)
+{
+    logrep_struct *rq = logrep_msg_root(n->req);
+    int err = init_resp(n);
+    if (err)
+        return err;
+    logrep_struct *rs = logrep_msg_root(n->resp);
+    static const char msg[] = "the coordinator is not available on this broker";
+    if (logrep_msg_version(n->req) < 4) {
+        lr_f_set_int(rs, "ErrorCode", LOGREP_ERR_COORDINATOR_NOT_AVAILABLE);
+        lr_f_set_str(rs, "ErrorMessage", msg, (int32_t)sizeof msg - 1);
+        lr_f_set_int(rs, "NodeId", -1);
+        lr_f_set_str(rs, "Host", "", 0);
+        lr_f_set_int(rs, "Port", -1);
+    } else {
+        int fk = logrep_struct_field(rq, "CoordinatorKeys");
+        int32_t nk = logrep_struct_count(rq, fk);
+        if (nk < 0)
+            nk = 0;
+        lr_f_set_count(rs, "Coordinators", nk);
+        for (int32_t i = 0; i < nk; i++) {
+            const uint8_t *key = NULL;
+            int32_t klen = 0;
+            logrep_struct_elem_bytes(rq, fk, i, &key, &klen);
+            logrep_struct *ce = lr_f_elem(rs, "Coordinators", i);
+            lr_f_set_str(ce, "Key", (const char *)key, klen < 0 ? 0 : klen);
+            lr_f_set_int(ce, "NodeId", -1);
+            lr_f_set_str(ce, "Host", "", 0);
+            lr_f_set_int(ce, "Port", -1);
+            lr_f_set_int(ce, "ErrorCode", LOGREP_ERR_COORDINATOR_NOT_AVAILABLE);
+            lr_f_set_str(ce, "ErrorMessage", msg, (int32_t)sizeof msg - 1);
+        }
+    }
+    tmpbuf *tmps = NULL;
+    return respond_now(n, c, &tmps);
+}
+
 /* ------------------------------------------------------------ DescribeConfigs */
 
 static void add_config(logrep_struct *rr, int32_t *k, const char *name, const char *value,
@@ -915,6 +958,8 @@ int lr_handle_request(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t f
         return handle_init_producer_id(n, c, now_ms);
     case LOGREP_API_DESCRIBE_CONFIGS:
         return handle_describe_configs(n, c);
+    case LOGREP_API_FIND_COORDINATOR:
+        return handle_find_coordinator(n, c);
     case LOGREP_API_CREATE_TOPICS:
     case LOGREP_API_DELETE_TOPICS:
         return forward_admin(n, c, frame, flen, now_ms);
