@@ -107,8 +107,10 @@ int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms)
             if (!lr_md_ids_contains(mp->replicas, mp->n_replicas, n->id))
                 continue;
             lr_npart *p = lr_node_part_by_id(n, t->id, k);
-            if (!p && open_part(n, t, k, now_ms, &p) != 0)
+            if (!p && open_part(n, t, k, now_ms, &p) != 0) {
+                n->md_apply_retry = 1; /* a storage error: try again next tick */
                 continue;
+            }
             if (p->seen_partition_epoch == mp->partition_epoch)
                 continue;
             lr_part_meta m;
@@ -126,10 +128,26 @@ int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms)
             memcpy(m.isr, mp->isr, (size_t)m.n_isr * sizeof *m.isr);
             if (lr_partition_apply(p->rep, &m, now_ms) == 0)
                 p->seen_partition_epoch = mp->partition_epoch;
+            else
+                n->md_apply_retry = 1;
             n->data_changed = 1;
         }
     }
     return 0;
+}
+
+/* Partition roles follow the image only once it holds this incarnation's
+ * registration (the broker epoch is its offset): records before it describe
+ * the previous incarnation, which may have led with data this one lost, and
+ * the controller's unclean-restart handling comes with the registration
+ * (KIP-966). Applies that failed on a storage error are retried from the
+ * tick. */
+static void broker_maybe_apply(logrep_node *n, int64_t now_ms)
+{
+    if (n->md_apply_retry && n->broker_epoch >= 0 && lr_md_next_offset(n->img) > n->broker_epoch) {
+        n->md_apply_retry = 0;
+        lr_broker_apply_metadata(n, now_ms);
+    }
 }
 
 /* Applies the metadata records in a record set (batches of records whose
@@ -174,13 +192,10 @@ static int apply_record_set(logrep_node *n, const uint8_t *buf, size_t len, int6
         pos += (size_t)h.batch_length + LOGREP_LOG_OVERHEAD;
     }
     logrep_batch_reader_free(r);
-    /* Partition roles follow the image only once it holds this
-     * incarnation's registration (the broker epoch is its offset): records
-     * before it describe the previous incarnation, which may have led with
-     * data this one lost, and the controller's unclean-restart handling
-     * comes with the registration (KIP-966). */
-    if (applied && n->broker_epoch >= 0 && lr_md_next_offset(n->img) > n->broker_epoch)
-        lr_broker_apply_metadata(n, now_ms);
+    if (applied) {
+        n->md_apply_retry = 1;
+        broker_maybe_apply(n, now_ms);
+    }
     return err;
 }
 
@@ -487,6 +502,7 @@ void lr_broker_tick(logrep_node *n, int64_t now_ms)
         send_heartbeat(n, now_ms);
     if (!n->md_fetching && now_ms >= n->md_fetch_after)
         send_metadata_fetch(n, now_ms);
+    broker_maybe_apply(n, now_ms);
     if (!n->shutdown_done) {
         send_replica_fetches(n, now_ms);
         send_alters(n, now_ms);

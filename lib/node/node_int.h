@@ -108,6 +108,7 @@ struct logrep_node {
     lr_md_image *img;
     int64_t md_fetch_after;  /* backoff for the metadata fetch */
     int md_fetching;
+    int md_apply_retry;      /* partitions must be brought in line with img */
 
     /* Broker lifecycle with the controller. */
     int64_t broker_epoch;    /* -1 until registered */

@@ -315,6 +315,7 @@ int lr_partition_apply(lr_partition *p, const lr_part_meta *m, int64_t now_ms)
     }
 
     int was_leader = p->role == LR_ROLE_LEADER;
+    int32_t old_epoch = p->leader_epoch;
     p->leader = m->leader;
     p->leader_epoch = m->leader_epoch;
     p->alter_pending = p->alter_in_flight = 0;
@@ -327,7 +328,10 @@ int lr_partition_apply(lr_partition *p, const lr_part_meta *m, int64_t now_ms)
         int64_t leo = logrep_log_end_offset(p->log);
         int err = logrep_log_epoch_assign(p->log, m->leader_epoch, leo);
         if (err) {
+            /* Not leader yet: the same metadata applied again (the host
+             * retries) must still be a new epoch. */
             p->role = LR_ROLE_NONE;
+            p->leader_epoch = old_epoch;
             return err;
         }
         p->role = LR_ROLE_LEADER;
