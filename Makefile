@@ -216,6 +216,20 @@ $(B)/bench/%: bench/%.c bench/bench.h $(STATIC_LIB)
 bench: all $(BENCHES)
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 
+# ---------------------------------------------------------------- soak
+# Random simulation seeds, optimised and without sanitizers:
+#   make soak SEEDS=N [LOGREP_SIM_BUG=hw-ignores-isr|no-truncate]
+#   LOGREP_SIM_SEED=S make soak      replays seed S with its trace
+# Ends with the line "N passed, M failed" (docs/simulator.md).
+SEEDS ?= 200
+
+$(B)/soak/sim_soak: test/test_sim_soak.c $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -DLOGREP_SIM_SOAK_MAIN $< -o $@ $(STATIC_LIB) $(DEPS_LIBS) -lm
+
+soak: $(B)/soak/sim_soak
+	@LOGREP_SIM_BUG='$(LOGREP_SIM_BUG)' $(B)/soak/sim_soak $(SEEDS)
+
 # ---------------------------------------------------------------- fuzz
 FUZZ_TIME ?= 60
 FUZZ_CC ?= clang
@@ -225,7 +239,7 @@ FUZZ_OBJS := $(LIB_SRCS:%.c=$(B)/fuzzobj/%.o)
 
 $(B)/fuzzobj/%.o: %.c $(GEN_HDRS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
 
 $(B)/fuzz/liblogrep.a: $(FUZZ_OBJS)
 	@mkdir -p $(@D)
@@ -266,4 +280,4 @@ uninstall:
 clean:
 	rm -rf $(B)
 
--include $(LIB_OBJS:.o=.d) $(SAN_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(SAN_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)

@@ -519,7 +519,7 @@ static void on_readable(conn *c)
 {
     for (int rounds = 0; rounds < 4 && c->state == S_OPEN && !c->close_after_flush; rounds++) {
         if (c->rcap - c->rlen < 4096) {
-            size_t ncap = c->rcap ? c->rcap * 2 : READ_CHUNK;
+            size_t ncap = c->rcap ? c->rcap * 2 : c->kind == K_METRICS ? 8192 : READ_CHUNK;
             if (c->kind == K_METRICS && ncap > 65536) {
                 conn_kill(c, 0);
                 return;
@@ -813,7 +813,10 @@ int broker_run(broker_conf *bc)
             }
         }
         t = now_ms();
-        if (t >= next_tick)
+        /* Ticking right after input lets the node answer what the input
+         * unblocked (parked follower and consumer fetches, acks=all
+         * produces) without waiting for the next deadline. */
+        if (t >= next_tick || n > 0)
             next_tick = logrep_node_tick(S.node, t);
         if (t >= next_idle) {
             expire_idle();

@@ -1,0 +1,190 @@
+#include "cluster.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <librdkafka/rdkafka.h>
+
+static cluster *live; /* for the signal handler */
+
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t l = sizeof a;
+    int port = -1;
+    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+        getsockname(fd, (struct sockaddr *)&a, &l) == 0)
+        port = ntohs(a.sin_port);
+    if (fd >= 0)
+        close(fd);
+    return port;
+}
+
+static void on_signal(int sig)
+{
+    if (live)
+        cluster_destroy(live);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+int cluster_init(cluster *c, const char *broker_path, int n, const char *extra)
+{
+    memset(c, 0, sizeof *c);
+    if (n < 1 || n > CL_MAX)
+        return -1;
+    c->n = n;
+    snprintf(c->broker_path, sizeof c->broker_path, "%s", broker_path);
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(c->dir, sizeof c->dir, "%s/logrep-demo.XXXXXX", tmp);
+    if (!mkdtemp(c->dir))
+        return -1;
+    live = c;
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    c->cport = free_port();
+    size_t at = 0;
+    for (int i = 1; i <= n; i++) {
+        c->port[i] = free_port();
+        at += (size_t)snprintf(c->bootstrap + at, sizeof c->bootstrap - at, "%s127.0.0.1:%d",
+                               i > 1 ? "," : "", c->port[i]);
+        char path[512];
+        snprintf(path, sizeof path, "%s/node%d.properties", c->dir, i);
+        FILE *f = fopen(path, "w");
+        if (!f)
+            return -1;
+        fprintf(f, "node.id=%d\n", i);
+        if (i == 1)
+            fprintf(f, "process.roles=broker,controller\n"
+                       "listeners=PLAINTEXT://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d\n",
+                    c->port[i], c->cport);
+        else
+            fprintf(f, "process.roles=broker\nlisteners=PLAINTEXT://127.0.0.1:%d\n", c->port[i]);
+        fprintf(f, "advertised.listeners=PLAINTEXT://127.0.0.1:%d\n"
+                   "controller.quorum.voters=1@127.0.0.1:%d\n"
+                   "log.dirs=%s/data%d\n"
+                   "num.partitions=6\ndefault.replication.factor=3\nmin.insync.replicas=2\n"
+                   "replica.lag.time.max.ms=10000\n"
+                   "broker.session.timeout.ms=4000\nbroker.heartbeat.interval.ms=500\n"
+                   "controlled.shutdown.timeout.ms=5000\n"
+                   "%s\n",
+                c->port[i], c->cport, c->dir, i, extra ? extra : "");
+        fclose(f);
+    }
+    return 0;
+}
+
+int cluster_node_start(cluster *c, int i)
+{
+    char props[512], logp[512];
+    snprintf(props, sizeof props, "%s/node%d.properties", c->dir, i);
+    snprintf(logp, sizeof logp, "%s/node%d.log", c->dir, i);
+    pid_t p = fork();
+    if (p < 0)
+        return -1;
+    if (p == 0) {
+        int fd = open(logp, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        signal(SIGINT, SIG_IGN); /* the parent stops us */
+        signal(SIGTERM, SIG_DFL);
+        execl(c->broker_path, c->broker_path, props, (char *)NULL);
+        _exit(127);
+    }
+    c->pid[i] = p;
+    return 0;
+}
+
+void cluster_node_kill(cluster *c, int i, int sig)
+{
+    if (c->pid[i] <= 0)
+        return;
+    kill(c->pid[i], sig);
+    for (int t = 0; t < 300; t++) { /* 30 s for a controlled shutdown */
+        if (waitpid(c->pid[i], NULL, WNOHANG) == c->pid[i]) {
+            c->pid[i] = 0;
+            return;
+        }
+        struct timespec ts = {0, 100000000};
+        nanosleep(&ts, NULL);
+    }
+    kill(c->pid[i], SIGKILL);
+    waitpid(c->pid[i], NULL, 0);
+    c->pid[i] = 0;
+}
+
+int cluster_wait_ready(cluster *c, int timeout_ms)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        int ok = 1;
+        for (int i = 1; i <= c->n && ok; i++) {
+            char bs[64], err[256];
+            snprintf(bs, sizeof bs, "127.0.0.1:%d", c->port[i]);
+            rd_kafka_conf_t *conf = rd_kafka_conf_new();
+            rd_kafka_conf_set(conf, "bootstrap.servers", bs, err, sizeof err);
+            rd_kafka_conf_set(conf, "log_level", "0", err, sizeof err);
+            rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+            const struct rd_kafka_metadata *md = NULL;
+            ok = rk && rd_kafka_metadata(rk, 0, NULL, &md, 2000) == RD_KAFKA_RESP_ERR_NO_ERROR &&
+                 md->broker_cnt == c->n;
+            if (md)
+                rd_kafka_metadata_destroy(md);
+            if (rk)
+                rd_kafka_destroy(rk);
+        }
+        if (ok)
+            return 0;
+        struct timespec t1;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if ((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 > timeout_ms)
+            return -1;
+        struct timespec ts = {0, 200000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(p);
+}
+
+void cluster_destroy(cluster *c)
+{
+    /* Brokers first (their leadership moves through the controller), the
+     * controller last, as Kafka stops a cluster. */
+    for (int i = c->n; i >= 2; i--)
+        if (c->pid[i] > 0)
+            kill(c->pid[i], SIGTERM);
+    for (int i = c->n; i >= 1; i--)
+        cluster_node_kill(c, i, SIGTERM);
+    if (c->dir[0]) {
+        if (getenv("LOGREP_KEEP_DIR"))
+            fprintf(stderr, "kept %s\n", c->dir);
+        else
+            nftw(c->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    }
+    c->dir[0] = 0;
+    c->n = 0;
+    if (live == c)
+        live = NULL;
+}

@@ -1,0 +1,30 @@
+/* A cluster of logrep-broker processes on loopback for the demo and the
+ * benchmark: free ports, a temporary directory, child processes that are
+ * always stopped (SIGTERM, then SIGKILL) and a directory that is always
+ * removed, also on SIGINT. Node 1 is broker+controller. */
+#ifndef LOGREP_CLUSTER_H
+#define LOGREP_CLUSTER_H
+
+#include <sys/types.h>
+
+#define CL_MAX 8
+
+typedef struct cluster {
+    int n;
+    char dir[256];
+    char broker_path[1024];
+    int port[CL_MAX + 1];
+    int cport;
+    pid_t pid[CL_MAX + 1];
+    char bootstrap[512];
+} cluster;
+
+/* Writes properties for n nodes (extra: more lines, may be NULL). */
+int cluster_init(cluster *c, const char *broker_path, int n, const char *extra);
+int cluster_node_start(cluster *c, int i);
+void cluster_node_kill(cluster *c, int i, int sig);
+/* Until every node answers Metadata listing all n brokers. 0 or -1. */
+int cluster_wait_ready(cluster *c, int timeout_ms);
+void cluster_destroy(cluster *c);
+
+#endif

@@ -1,0 +1,108 @@
+# Shell helpers for a liblogrep cluster of logrep-broker processes on
+# loopback: free ports, a temporary directory, bounded waits, cleanup.
+# Source it; set BROKER (path to logrep-broker) first.
+#
+#   cluster_init N         ports and properties for nodes 1..N (node 1 is
+#                          broker+controller, the others brokers)
+#   node_start I           start node I (log in $CL_DIR/nodeI.log)
+#   node_kill I [SIG]      signal node I (default KILL) and wait for it
+#   cluster_wait_ready     until kcat -L lists every started broker
+#   cluster_stop           SIGTERM all, SIGKILL stragglers, remove the dir
+#   BOOTSTRAP              127.0.0.1:port,... of the PLAINTEXT listeners
+
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+cluster_init() {
+    CL_N=$1
+    CL_DIR=$(mktemp -d "${TMPDIR:-/tmp}/logrep-cluster.XXXXXX")
+    CL_CPORT=$(free_port)
+    BOOTSTRAP=""
+    local i
+    for i in $(seq 1 "$CL_N"); do
+        local p; p=$(free_port)
+        eval "CL_PORT_$i=$p"
+        eval "CL_PID_$i="
+        BOOTSTRAP="${BOOTSTRAP:+$BOOTSTRAP,}127.0.0.1:$p"
+        {
+            echo "node.id=$i"
+            if [ "$i" = 1 ]; then
+                echo "process.roles=broker,controller"
+                echo "listeners=PLAINTEXT://127.0.0.1:$p,CONTROLLER://127.0.0.1:$CL_CPORT"
+            else
+                echo "process.roles=broker"
+                echo "listeners=PLAINTEXT://127.0.0.1:$p"
+            fi
+            echo "advertised.listeners=PLAINTEXT://127.0.0.1:$p"
+            echo "controller.quorum.voters=1@127.0.0.1:$CL_CPORT"
+            echo "log.dirs=$CL_DIR/data$i"
+            echo "num.partitions=3"
+            echo "default.replication.factor=3"
+            echo "min.insync.replicas=2"
+            echo "log.segment.bytes=1048576"
+            echo "replica.lag.time.max.ms=10000"
+            echo "broker.session.timeout.ms=6000"
+            echo "broker.heartbeat.interval.ms=500"
+            echo "metrics.listener=http://127.0.0.1:$(free_port)"
+            echo "${CL_EXTRA_PROPS:-}"
+        } > "$CL_DIR/node$i.properties"
+    done
+}
+
+node_start() {
+    local i=$1
+    "$BROKER" "$CL_DIR/node$i.properties" >> "$CL_DIR/node$i.log" 2>&1 &
+    eval "CL_PID_$i=$!"
+}
+
+node_pid() { eval "echo \${CL_PID_$1:-}"; }
+
+node_kill() {
+    local i=$1 sig=${2:-KILL} pid
+    pid=$(node_pid "$i")
+    [ -n "$pid" ] || return 0
+    kill -"$sig" "$pid" 2>/dev/null
+    local t=0
+    while kill -0 "$pid" 2>/dev/null && [ $t -lt 300 ]; do sleep 0.1; t=$((t+1)); done
+    if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null; fi
+    wait "$pid" 2>/dev/null
+    eval "CL_PID_$i="
+}
+
+cluster_start() {
+    local i
+    for i in $(seq 1 "$CL_N"); do node_start "$i"; done
+}
+
+# Until kcat -L from every broker lists all N brokers (60 s at most).
+cluster_wait_ready() {
+    local t=0 ok
+    while [ $t -lt 120 ]; do
+        ok=1
+        local i
+        for i in $(seq 1 "$CL_N"); do
+            local p; eval "p=\$CL_PORT_$i"
+            local n
+            n=$(timeout 10 kcat -b "127.0.0.1:$p" -L -m 5 2>/dev/null | grep -c '^  broker ')
+            [ "$n" = "$CL_N" ] || ok=0
+        done
+        [ $ok = 1 ] && return 0
+        sleep 0.5; t=$((t+1))
+    done
+    echo "cluster not ready after 60 s" >&2
+    return 1
+}
+
+cluster_stop() {
+    local i
+    [ -n "${CL_N:-}" ] || return 0
+    for i in $(seq "$CL_N" -1 1); do
+        local pid; pid=$(node_pid "$i")
+        [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null
+    done
+    for i in $(seq "$CL_N" -1 1); do node_kill "$i" TERM; done
+    if [ -n "${CL_DIR:-}" ] && [ -d "$CL_DIR" ]; then
+        if [ -n "${KEEP_CLUSTER_DIR:-}" ]; then echo "kept $CL_DIR" >&2; else rm -rf "$CL_DIR"; fi
+    fi
+}
