@@ -1,0 +1,695 @@
+/* The checker: ghost state (committed log C, true HW, acknowledged writes,
+ * consumer reads, lossy events, unclean elections) and the invariants of
+ * replication.md §2, evaluated after every simulation step.
+ *
+ * Sanctioned loss: every entry of C carries the generation it was set in.
+ * An unclean election, or more lossy failures among a partition's replicas
+ * than the budget (min ISR - 1), starts a new generation. A conflict with
+ * an entry of an older generation rebases C there (logged) instead of
+ * failing; entries set in the current generation are strict. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/metadata.h"
+#include "node/node_int.h"
+#include "sim/sim_int.h"
+
+const lr_md_partition *lr_sim_ctl_part(logrep_sim *s, int32_t part)
+{
+    logrep_node *c = s->node[s->ctl];
+    const lr_md_image *img = c ? lr_nctl_image(c) : NULL;
+    const lr_md_topic *t = img ? lr_md_topic_by_name(img, LR_SIM_TOPIC) : NULL;
+    return t ? lr_md_partition_get(t, part) : NULL;
+}
+
+static int contains(const int32_t *ids, int32_t n, int32_t id)
+{
+    for (int32_t i = 0; i < n; i++)
+        if (ids[i] == id)
+            return 1;
+    return 0;
+}
+
+static void rid_str(uint64_t id, char *buf, size_t n)
+{
+    snprintf(buf, n, "w%u.%u#%u", (unsigned)(id >> 48), (unsigned)((id >> 32) & 0xffff),
+             (unsigned)(id & 0xffffffffu));
+}
+
+/* ------------------------------------------------------------ logs */
+
+static int grow_rlog(lr_sim_rlog *r, size_t n)
+{
+    if (n <= r->cap)
+        return 0;
+    size_t ncap = r->cap ? r->cap : 64;
+    while (ncap < n)
+        ncap *= 2;
+    uint64_t *ids = realloc(r->ids, ncap * sizeof *ids);
+    if (!ids)
+        return -1;
+    r->ids = ids;
+    int32_t *ep = realloc(r->epochs, ncap * sizeof *ep);
+    if (!ep)
+        return -1;
+    r->epochs = ep;
+    r->cap = ncap;
+    return 0;
+}
+
+static int read_bytes(logrep_sim *s, int32_t id, logrep_file *f, uint64_t pos, size_t len)
+{
+    if (len > s->rbuf_cap) {
+        uint8_t *nb = realloc(s->rbuf, len);
+        if (!nb)
+            return -1;
+        s->rbuf = nb;
+        s->rbuf_cap = len;
+    }
+    const logrep_storage *st = s->st[id];
+    size_t got = 0;
+    if (st->read(st->ctx, f, pos, s->rbuf, len, &got) != LOGREP_OK || got != len)
+        return -1;
+    return 0;
+}
+
+const lr_sim_rlog *lr_sim_replica_log(logrep_sim *s, int32_t id, int32_t part)
+{
+    logrep_node *n = s->node[id];
+    if (!n || id == s->ctl)
+        return NULL;
+    lr_npart *np = lr_node_part(n, LR_SIM_TOPIC, part);
+    if (!np)
+        return NULL;
+    logrep_log *log = lr_partition_log(np->rep);
+    lr_sim_rlog *r = &s->cp[part].rlog[id];
+    uint64_t ops = logrep_storage_op_count(s->st[id], LOGREP_STORAGE_OP_WRITE |
+                                                          LOGREP_STORAGE_OP_TRUNCATE |
+                                                          LOGREP_STORAGE_OP_META);
+    int64_t start = logrep_log_start_offset(log), leo = logrep_log_end_offset(log);
+    if (r->valid && r->key_ops == ops && r->key_leo == leo && r->key_start == start &&
+        r->key_inc == s->inc[id])
+        return r;
+    r->valid = 0;
+    if (leo < start || grow_rlog(r, (size_t)(leo - start) + 1) != 0)
+        return NULL;
+    for (int64_t o = start; o < leo; o++) {
+        r->ids[o - start] = 0;
+        r->epochs[o - start] = -1;
+    }
+    int64_t off = start;
+    while (off < leo) {
+        logrep_log_slice sl;
+        if (logrep_log_read(log, off, 1 << 20, INT64_MAX, 1, &sl) != LOGREP_OK || sl.length == 0)
+            break;
+        if (read_bytes(s, id, sl.file, sl.position, (size_t)sl.length) != 0)
+            break;
+        size_t pos = 0;
+        while (pos < sl.length) {
+            logrep_batch_header h;
+            if (logrep_batch_reader_open(s->rd, s->rbuf + pos, (size_t)sl.length - pos, &h) != LOGREP_OK)
+                break;
+            int64_t last = h.base_offset + h.last_offset_delta;
+            for (int64_t o = h.base_offset; o <= last && o < leo; o++)
+                if (o >= start)
+                    r->epochs[o - start] = h.partition_leader_epoch;
+            logrep_record rec;
+            while (!(h.attributes & LOGREP_ATTR_CONTROL) &&
+                   logrep_batch_reader_next(s->rd, &rec) == LOGREP_OK) {
+                if (rec.offset < start || rec.offset >= leo || rec.value_len != 8)
+                    continue;
+                uint64_t v = 0;
+                for (int k = 0; k < 8; k++)
+                    v = v << 8 | rec.value[k];
+                r->ids[rec.offset - start] = v;
+            }
+            pos += (size_t)h.batch_length + 12;
+        }
+        if (sl.next_offset <= off)
+            break;
+        off = sl.next_offset;
+    }
+    if (off < leo) {
+        lr_sim_fail(s, "harness: node %d partition %d log unreadable at %lld (LEO %lld)", id, part,
+                    (long long)off, (long long)leo);
+        return NULL;
+    }
+    r->valid = 1;
+    r->key_ops = ops;
+    r->key_leo = leo;
+    r->key_start = start;
+    r->key_inc = s->inc[id];
+    r->start = start;
+    r->leo = leo;
+    return r;
+}
+
+static uint64_t rlog_at(const lr_sim_rlog *r, int64_t o)
+{
+    return o >= r->start && o < r->leo ? r->ids[o - r->start] : 0;
+}
+
+/* ------------------------------------------------------------ C */
+
+static int grow_c(lr_sim_cpart *cp, size_t n)
+{
+    if (n <= cp->cap)
+        return 0;
+    size_t ncap = cp->cap ? cp->cap * 2 : 256;
+    while (ncap < n)
+        ncap *= 2;
+    uint64_t *c = realloc(cp->c, ncap * sizeof *c);
+    if (!c)
+        return -1;
+    cp->c = c;
+    uint32_t *g = realloc(cp->cgen, ncap * sizeof *g);
+    if (!g)
+        return -1;
+    cp->cgen = g;
+    cp->cap = ncap;
+    return 0;
+}
+
+static void sanction(logrep_sim *s, int32_t part, const char *why)
+{
+    s->cp[part].gen++;
+    s->stats.sanctioned++;
+    lr_sim_trace(s, "checker: partition %d enters sanctioned-loss generation %u: %s", part,
+                 s->cp[part].gen, why);
+}
+
+/* Truncates C to `at` after a sanctioned loss. */
+static void rebase(logrep_sim *s, int32_t part, int64_t at, const char *why)
+{
+    lr_sim_cpart *cp = &s->cp[part];
+    lr_sim_trace(s, "checker: sanctioned loss on partition %d: C rebased from %lld to %lld (%s)", part,
+                 (long long)cp->true_hw, (long long)at, why);
+    cp->true_hw = at;
+    for (size_t i = 0; i < cp->n_seqs; i++)
+        cp->seqs[i].gen = (uint32_t)-1; /* forget sequence expectations */
+}
+
+/* I11: an idempotent producer's records enter C once each, in sequence. */
+static void check_idempotence(logrep_sim *s, int32_t part, int64_t o, uint64_t id)
+{
+    uint32_t writer = (uint32_t)(id >> 48);
+    if (!writer || writer > s->nactors || !s->actors[writer - 1].idempotent)
+        return;
+    lr_sim_cpart *cp = &s->cp[part];
+    uint32_t ws = (uint32_t)(id >> 32);
+    int64_t seq = (int64_t)(id & 0xffffffffu);
+    size_t i = 0;
+    while (i < cp->n_seqs && cp->seqs[i].writer_session != ws)
+        i++;
+    if (i == cp->n_seqs) {
+        if (cp->n_seqs == cp->cap_seqs) {
+            size_t ncap = cp->cap_seqs ? cp->cap_seqs * 2 : 8;
+            void *ns = realloc(cp->seqs, ncap * sizeof *cp->seqs);
+            if (!ns)
+                return;
+            cp->seqs = ns;
+            cp->cap_seqs = ncap;
+        }
+        cp->seqs[i].writer_session = ws;
+        cp->seqs[i].last_seq = -1;
+        cp->seqs[i].gen = cp->gen;
+        cp->n_seqs++;
+    }
+    char b[40];
+    rid_str(id, b, sizeof b);
+    if (cp->seqs[i].gen != cp->gen) {
+        cp->seqs[i].gen = cp->gen; /* expectations restart after a sanctioned loss */
+    } else if (seq <= cp->seqs[i].last_seq) {
+        lr_sim_fail(s, "I11: idempotent record %s committed again at offset %lld of partition %d "
+                       "(sequence %lld after %lld)", b, (long long)o, part, (long long)seq,
+                    (long long)cp->seqs[i].last_seq);
+        return;
+    } else if (seq != cp->seqs[i].last_seq + 1) {
+        lr_sim_fail(s, "I11: idempotent record %s at offset %lld of partition %d skips from "
+                       "sequence %lld to %lld", b, (long long)o, part,
+                    (long long)cp->seqs[i].last_seq, (long long)seq);
+        return;
+    }
+    cp->seqs[i].last_seq = seq;
+}
+
+/* I1: a leader's HW rose to hw: C grows to it from the leader's log. */
+static void extend_c(logrep_sim *s, int32_t part, int32_t id, const lr_sim_rlog *r, int64_t hw)
+{
+    lr_sim_cpart *cp = &s->cp[part];
+    if (hw <= cp->true_hw)
+        return;
+    if (grow_c(cp, (size_t)hw) != 0)
+        return;
+    for (int64_t o = cp->true_hw; o < hw; o++) {
+        if (o < r->start || o >= r->leo) {
+            lr_sim_fail(s, "I6: leader %d of partition %d has HW %lld outside its log [%lld, %lld)", id,
+                        part, (long long)hw, (long long)r->start, (long long)r->leo);
+            return;
+        }
+        uint64_t v = r->ids[o - r->start];
+        cp->c[o] = v;
+        cp->cgen[o] = cp->gen;
+        check_idempotence(s, part, o, v);
+    }
+    cp->true_hw = hw;
+}
+
+/* Compares a replica's records in [from, to) with C. Returns 0, or 1
+ * after failing or rebasing. */
+static int match_c(logrep_sim *s, int32_t part, int32_t id, const lr_sim_rlog *r, int64_t from,
+                   int64_t to, const char *inv)
+{
+    lr_sim_cpart *cp = &s->cp[part];
+    if (from < r->start)
+        from = r->start;
+    for (int64_t o = from; o < to && o < cp->true_hw; o++) {
+        uint64_t v = rlog_at(r, o);
+        if (v == cp->c[o])
+            continue;
+        char a[40], b[40];
+        rid_str(v, a, sizeof a);
+        rid_str(cp->c[o], b, sizeof b);
+        if (cp->cgen[o] != cp->gen) {
+            char why[120];
+            snprintf(why, sizeof why, "node %d holds %s where C had %s at %lld", id, a, b, (long long)o);
+            rebase(s, part, o, why);
+            return 1;
+        }
+        lr_sim_fail(s, "%s: node %d partition %d offset %lld holds %s, committed log has %s", inv, id,
+                    part, (long long)o, a, b);
+        return 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ per step */
+
+static void check_controller(logrep_sim *s, int32_t part, const lr_md_partition *mp)
+{
+    lr_sim_cpart *cp = &s->cp[part];
+    if (mp->leader_epoch < cp->last_leader_epoch) {
+        lr_sim_fail(s, "I7: controller leader epoch of partition %d went from %d to %d", part,
+                    cp->last_leader_epoch, mp->leader_epoch);
+        return;
+    }
+    if (mp->partition_epoch != cp->last_partition_epoch) {
+        char isr[64] = "", elr[64] = "";
+        for (int32_t i = 0, k = 0; i < mp->n_isr && k < 60; i++)
+            k += snprintf(isr + k, sizeof isr - (size_t)k, "%s%d", i ? "," : "", mp->isr[i]);
+        for (int32_t i = 0, k = 0; i < mp->n_elr && k < 60; i++)
+            k += snprintf(elr + k, sizeof elr - (size_t)k, "%s%d", i ? "," : "", mp->elr[i]);
+        lr_sim_trace(s, "controller: partition %d leader %d epoch %d partition epoch %d isr {%s} elr {%s}",
+                     part, mp->leader, mp->leader_epoch, mp->partition_epoch, isr, elr);
+        cp->last_partition_epoch = mp->partition_epoch;
+    }
+    cp->last_leader_epoch = mp->leader_epoch;
+    if (mp->leader >= 0 && mp->leader_epoch >= 0 && mp->leader_epoch < 256) {
+        int32_t *slot = &cp->epoch_leader[mp->leader_epoch];
+        if (*slot && *slot != mp->leader + 1) {
+            lr_sim_fail(s, "I7: partition %d epoch %d has two leaders (%d, then %d)", part,
+                        mp->leader_epoch, *slot - 1, mp->leader);
+            return;
+        }
+        *slot = mp->leader + 1;
+    }
+    /* I13 (the image's own structural checks run once per step for all). */
+    for (int32_t i = 0; i < mp->n_elr; i++)
+        if (contains(mp->isr, mp->n_isr, mp->elr[i])) {
+            lr_sim_fail(s, "I13: partition %d: %d is in both ISR and ELR", part, mp->elr[i]);
+            return;
+        }
+    if (mp->n_isr >= s->conf.min_isr && mp->n_elr > 0) {
+        lr_sim_fail(s, "I13: partition %d: ISR of %d >= min ISR but ELR has %d", part, mp->n_isr,
+                    mp->n_elr);
+        return;
+    }
+    /* Lossy failures end when the replica is back in the ISR. */
+    int32_t lossy = 0;
+    for (int32_t id = 1; id <= s->nb; id++) {
+        int in = contains(mp->isr, mp->n_isr, id);
+        if (cp->lossy[id] == 1 && !in)
+            cp->lossy[id] = 2;
+        else if (cp->lossy[id] == 2 && in && s->node[id]) {
+            cp->lossy[id] = 0;
+            lr_sim_trace(s, "checker: lossy failure of node %d on partition %d ends (back in ISR)", id, part);
+        }
+        if (cp->lossy[id])
+            lossy++;
+    }
+    (void)lossy;
+}
+
+void lr_sim_mark_lossy(logrep_sim *s, int32_t id)
+{
+    s->stats.lossy_events++;
+    for (int32_t p = 0; p < s->conf.partitions; p++) {
+        lr_sim_cpart *cp = &s->cp[p];
+        const lr_md_partition *mp = lr_sim_ctl_part(s, p);
+        if (mp && !contains(mp->replicas, mp->n_replicas, id))
+            continue;
+        int was = cp->lossy[id] != 0;
+        cp->lossy[id] = 1;
+        int32_t n = 0;
+        for (int32_t i = 1; i <= s->nb; i++)
+            if (cp->lossy[i])
+                n++;
+        if (!was && n > s->conf.min_isr - 1) {
+            char why[96];
+            snprintf(why, sizeof why, "%d lossy failures among its replicas exceed the budget of %d", n,
+                     s->conf.min_isr - 1);
+            sanction(s, p, why);
+        }
+    }
+}
+
+static void check_replica(logrep_sim *s, int32_t part, int32_t id, const lr_md_partition *mp)
+{
+    lr_sim_cpart *cp = &s->cp[part];
+    lr_npart *np = lr_node_part(s->node[id], LR_SIM_TOPIC, part);
+    if (!np)
+        return;
+    lr_part_status st;
+    lr_partition_status(np->rep, &st);
+    const lr_sim_rlog *r = lr_sim_replica_log(s, id, part);
+    if (!r)
+        return;
+    /* I6 */
+    if (st.log_start_offset > st.high_watermark || st.high_watermark > st.log_end_offset) {
+        lr_sim_fail(s, "I6: node %d partition %d: log start %lld, HW %lld, LEO %lld", id, part,
+                    (long long)st.log_start_offset, (long long)st.high_watermark,
+                    (long long)st.log_end_offset);
+        return;
+    }
+    /* I7: known epochs never decrease within an incarnation. */
+    if (cp->known_inc[id] == s->inc[id] && st.leader_epoch < cp->known_epoch[id]) {
+        lr_sim_fail(s, "I7: node %d partition %d leader epoch went from %d to %d", id, part,
+                    cp->known_epoch[id], st.leader_epoch);
+        return;
+    }
+    cp->known_inc[id] = s->inc[id];
+    cp->known_epoch[id] = st.leader_epoch;
+    /* I7: batch epochs non-decreasing, epoch cache strictly increasing. */
+    for (int64_t o = r->start + 1; o < r->leo; o++)
+        if (r->epochs[o - r->start] < r->epochs[o - 1 - r->start]) {
+            lr_sim_fail(s, "I7: node %d partition %d: batch epoch drops from %d to %d at offset %lld",
+                        id, part, r->epochs[o - 1 - r->start], r->epochs[o - r->start], (long long)o);
+            return;
+        }
+    logrep_log *log = lr_partition_log(np->rep);
+    int32_t pe = -1;
+    int64_t ps = -1;
+    for (size_t i = 0;; i++) {
+        int32_t e;
+        int64_t so;
+        if (logrep_log_epoch_entry(log, i, &e, &so) != LOGREP_OK)
+            break;
+        if (e <= pe || so < ps || (i > 0 && so == ps)) {
+            lr_sim_fail(s, "I7: node %d partition %d: epoch cache not increasing ((%d,%lld) after (%d,%lld))",
+                        id, part, e, (long long)so, pe, (long long)ps);
+            return;
+        }
+        pe = e;
+        ps = so;
+    }
+    if (pe > st.leader_epoch && st.leader_epoch >= 0) {
+        lr_sim_fail(s, "I7: node %d partition %d caches epoch %d above its known epoch %d", id, part,
+                    pe, st.leader_epoch);
+        return;
+    }
+    if (st.role == LR_ROLE_LEADER) {
+        /* I10: it leads only in an epoch the controller gave it. */
+        int32_t e = st.leader_epoch;
+        if (e >= 0 && e < 256 && cp->epoch_leader[e] && cp->epoch_leader[e] != id + 1) {
+            lr_sim_fail(s, "I10: node %d leads partition %d in epoch %d, which the controller gave node %d",
+                        id, part, e, cp->epoch_leader[e] - 1);
+            return;
+        }
+        /* I7: leader HW monotonic within a tenure. */
+        if (cp->ten_epoch[id] != e || cp->ten_inc[id] != s->inc[id]) {
+            cp->ten_epoch[id] = e;
+            cp->ten_inc[id] = s->inc[id];
+            cp->ten_hw0[id] = cp->ten_hw[id] = st.high_watermark;
+        } else if (st.high_watermark < cp->ten_hw[id]) {
+            lr_sim_fail(s, "I7: leader %d of partition %d lowered its HW from %lld to %lld in epoch %d",
+                        id, part, (long long)cp->ten_hw[id], (long long)st.high_watermark, e);
+            return;
+        }
+        cp->ten_hw[id] = st.high_watermark;
+        /* I6: HW <= every maximal-ISR member's reported LEO. */
+        int32_t ids[LR_MAX_REPLICAS];
+        int64_t leos[LR_MAX_REPLICAS];
+        int32_t n = lr_partition_sim_isr(np->rep, ids, leos, LR_MAX_REPLICAS);
+        for (int32_t i = 0; i < n && i < LR_MAX_REPLICAS; i++) {
+            if (ids[i] >= 1 && ids[i] <= s->nb && cp->lossy[ids[i]])
+                continue; /* lost data it had reported: a fault, not the leader's doing */
+            int64_t bound = leos[i] >= 0 ? leos[i] : cp->ten_hw0[id];
+            if (st.high_watermark > bound) {
+                lr_sim_fail(s, "I6: leader %d of partition %d has HW %lld above %s %lld of ISR member %d "
+                               "(epoch %d)",
+                            id, part, (long long)st.high_watermark,
+                            leos[i] >= 0 ? "the reported LEO" : "its tenure's first HW (no report yet)",
+                            (long long)bound, ids[i], e);
+                return;
+            }
+        }
+        /* I1 */
+        if (match_c(s, part, id, r, r->start,
+                    st.high_watermark < cp->true_hw ? st.high_watermark : cp->true_hw, "I1"))
+            return;
+        extend_c(s, part, id, r, st.high_watermark);
+        if (s->failed)
+            return;
+    }
+    /* I2: below its HW every replica holds C. */
+    int64_t lim = st.high_watermark < r->leo ? st.high_watermark : r->leo;
+    if (match_c(s, part, id, r, r->start, lim, "I2"))
+        return;
+    /* I3: the designated leader, running in the current epoch, holds C. */
+    if (mp && mp->leader == id && st.role == LR_ROLE_LEADER && st.leader_epoch == mp->leader_epoch) {
+        if (r->leo < cp->true_hw) {
+            if (cp->cgen[r->leo] != cp->gen) {
+                rebase(s, part, r->leo, "the new leader's log is shorter");
+                return;
+            }
+            lr_sim_fail(s, "I3: leader %d of partition %d (epoch %d) has LEO %lld below the true HW %lld",
+                        id, part, st.leader_epoch, (long long)r->leo, (long long)cp->true_hw);
+            return;
+        }
+        match_c(s, part, id, r, r->start, cp->true_hw, "I3");
+    }
+}
+
+void lr_sim_check(logrep_sim *s)
+{
+    logrep_node *c = s->node[s->ctl];
+    if (c) {
+        const lr_md_image *img = lr_nctl_image(c);
+        char why[200];
+        if (img && lr_md_check_invariants(img, why, sizeof why) != 0) {
+            lr_sim_fail(s, "I13: controller image: %s", why);
+            return;
+        }
+        logrep_node_stats ns;
+        logrep_node_stats_get(c, &ns);
+        if (ns.unclean_elections > s->stats.unclean_elections) {
+            s->stats.unclean_elections = ns.unclean_elections;
+            for (int32_t p = 0; p < s->conf.partitions; p++)
+                sanction(s, p, "unclean election");
+        }
+    }
+    for (int32_t p = 0; p < s->conf.partitions && !s->failed; p++) {
+        const lr_md_partition *mp = lr_sim_ctl_part(s, p);
+        if (mp)
+            check_controller(s, p, mp);
+        for (int32_t id = 1; id <= s->nb && !s->failed; id++)
+            if (s->node[id])
+                check_replica(s, p, id, mp);
+    }
+}
+
+/* ------------------------------------------------------------ clients */
+
+void lr_sim_check_ack(logrep_sim *s, int32_t part, uint64_t first, int32_t n, int64_t base,
+                      uint32_t gen_at_send, int idempotent)
+{
+    lr_sim_cpart *cp = &s->cp[part];
+    (void)idempotent;
+    if (gen_at_send != cp->gen)
+        return;
+    for (int32_t i = 0; i < n && !s->failed; i++) {
+        int64_t o = base + i;
+        uint64_t id = first + (uint64_t)i;
+        char b[40];
+        rid_str(id, b, sizeof b);
+        if (o < 0 || o >= cp->true_hw) {
+            lr_sim_fail(s, "I8: record %s acknowledged at offset %lld of partition %d, not below the "
+                           "true HW %lld", b, (long long)o, part, (long long)cp->true_hw);
+            return;
+        }
+        if (cp->c[o] != id) {
+            char a[40];
+            rid_str(cp->c[o], a, sizeof a);
+            lr_sim_fail(s, "I8: record %s acknowledged at offset %lld of partition %d, where C has %s",
+                        b, (long long)o, part, a);
+            return;
+        }
+        if (s->nacked == s->capacked) {
+            size_t ncap = s->capacked ? s->capacked * 2 : 256;
+            lr_sim_acked *na = realloc(s->acked, ncap * sizeof *na);
+            if (!na)
+                return;
+            s->acked = na;
+            s->capacked = ncap;
+        }
+        s->acked[s->nacked++] = (lr_sim_acked){id, part, o, cp->gen, 0};
+    }
+}
+
+void lr_sim_check_not_appended(logrep_sim *s, int32_t part, uint64_t first, int32_t n)
+{
+    for (int32_t id = 1; id <= s->nb; id++) {
+        const lr_sim_rlog *r = s->node[id] ? lr_sim_replica_log(s, id, part) : NULL;
+        if (!r)
+            continue;
+        for (int64_t o = r->start; o < r->leo; o++) {
+            uint64_t v = r->ids[o - r->start];
+            if (v >= first && v < first + (uint64_t)n) {
+                char b[40];
+                rid_str(v, b, sizeof b);
+                lr_sim_fail(s, "I8: record %s refused with NOT_ENOUGH_REPLICAS is in node %d's log at %lld",
+                            b, id, (long long)o);
+                return;
+            }
+        }
+    }
+}
+
+void lr_sim_check_read(logrep_sim *s, int32_t part, int64_t o, uint64_t id)
+{
+    lr_sim_cpart *cp = &s->cp[part];
+    char b[40];
+    rid_str(id, b, sizeof b);
+    if (o >= cp->true_hw) {
+        lr_sim_fail(s, "I9: consumer read %s at offset %lld of partition %d, at or above the true HW %lld",
+                    b, (long long)o, part, (long long)cp->true_hw);
+        return;
+    }
+    if (cp->c[o] != id) {
+        if (cp->cgen[o] != cp->gen)
+            return; /* C was rebased (sanctioned) since */
+        char a[40];
+        rid_str(cp->c[o], a, sizeof a);
+        lr_sim_fail(s, "I9: consumer read %s at offset %lld of partition %d, committed log has %s", b,
+                    (long long)o, part, a);
+        return;
+    }
+    for (size_t i = 0; i < s->nacked; i++)
+        if (s->acked[i].partition == part && s->acked[i].offset == o && s->acked[i].id == id)
+            s->acked[i].read = 1;
+}
+
+void lr_sim_check_end_offset(logrep_sim *s, lr_sim_actor *a, int64_t end, int from_list)
+{
+    lr_sim_cpart *cp = &s->cp[a->partition];
+    if (end > cp->true_hw) {
+        lr_sim_fail(s, "I9: client %d was told end offset %lld of partition %d, above the true HW %lld",
+                    a->idx, (long long)end, a->partition, (long long)cp->true_hw);
+        return;
+    }
+    if ((uint32_t)a->max_seen_gen != cp->gen) {
+        a->max_seen_gen = (int)cp->gen;
+        a->max_seen_end = 0;
+    }
+    if (from_list && end < a->max_seen_end) {
+        lr_sim_fail(s, "I7: ListOffsets(latest) told client %d %lld for partition %d after it had seen %lld",
+                    a->idx, (long long)end, a->partition, (long long)a->max_seen_end);
+        return;
+    }
+    if (end > a->max_seen_end)
+        a->max_seen_end = end;
+}
+
+int lr_sim_offline_by_design(logrep_sim *s, int32_t part)
+{
+    const lr_md_partition *mp = lr_sim_ctl_part(s, part);
+    return mp && mp->leader < 0 && mp->n_isr == 0 && mp->n_elr == 0 && !s->conf.unclean;
+}
+
+/* I15 after a heal: converged replicas and every acked record read. */
+int lr_sim_check_liveness(logrep_sim *s)
+{
+    for (int32_t p = 0; p < s->conf.partitions; p++) {
+        const lr_md_partition *mp = lr_sim_ctl_part(s, p);
+        if (lr_sim_offline_by_design(s, p)) {
+            lr_sim_trace(s, "checker: partition %d stays offline by design (ISR and ELR emptied by "
+                            "unclean restarts, unclean election off): I15 does not apply", p);
+            continue;
+        }
+        if (!mp || mp->leader < 0) {
+            lr_sim_fail(s, "I15: partition %d has no leader after the heal", p);
+            return -1;
+        }
+        if (mp->n_isr != mp->n_replicas || mp->n_elr) {
+            lr_sim_fail(s, "I15: partition %d: ISR %d of %d replicas, ELR %d after the heal", p,
+                        mp->n_isr, mp->n_replicas, mp->n_elr);
+            return -1;
+        }
+        const lr_sim_rlog *lr = lr_sim_replica_log(s, mp->leader, p);
+        if (!lr) {
+            lr_sim_fail(s, "I15: partition %d: leader %d unreadable", p, mp->leader);
+            return -1;
+        }
+        for (int32_t i = 0; i < mp->n_replicas; i++) {
+            int32_t id = mp->replicas[i];
+            logrep_sim_replica v;
+            const lr_sim_rlog *r = lr_sim_replica_log(s, id, p);
+            if (logrep_sim_replica_view(s, id, p, &v) != LOGREP_OK || !r) {
+                lr_sim_fail(s, "I15: partition %d: replica %d not running", p, id);
+                return -1;
+            }
+            if (v.high_watermark != v.log_end_offset || r->leo != lr->leo) {
+                lr_sim_fail(s, "I15: partition %d: replica %d HW %lld LEO %lld, leader LEO %lld", p, id,
+                            (long long)v.high_watermark, (long long)v.log_end_offset,
+                            (long long)lr->leo);
+                return -1;
+            }
+            for (int64_t o = r->start > lr->start ? r->start : lr->start; o < r->leo; o++)
+                if (rlog_at(r, o) != rlog_at(lr, o)) {
+                    lr_sim_fail(s, "I15: partition %d: replicas %d and %d differ at offset %lld", p, id,
+                                mp->leader, (long long)o);
+                    return -1;
+                }
+        }
+        if (s->cp[p].true_hw != lr->leo) {
+            lr_sim_fail(s, "I15: partition %d: true HW %lld, converged LEO %lld", p,
+                        (long long)s->cp[p].true_hw, (long long)lr->leo);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < s->nacked; i++) {
+        const lr_sim_acked *k = &s->acked[i];
+        if (k->gen == s->cp[k->partition].gen && !k->read && !lr_sim_offline_by_design(s, k->partition)) {
+            char b[40];
+            rid_str(k->id, b, sizeof b);
+            lr_sim_fail(s, "I15: acked record %s (partition %d offset %lld) was never read by the tail consumer",
+                        b, k->partition, (long long)k->offset);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void lr_sim_check_free(logrep_sim *s)
+{
+    for (int32_t p = 0; p < LR_SIM_MAXP; p++) {
+        free(s->cp[p].c);
+        free(s->cp[p].cgen);
+        free(s->cp[p].seqs);
+        for (int32_t i = 0; i <= LR_SIM_MAXN; i++) {
+            free(s->cp[p].rlog[i].ids);
+            free(s->cp[p].rlog[i].epochs);
+        }
+    }
+    free(s->acked);
+}

@@ -1,0 +1,220 @@
+/* Random runs (per-seed fault parameters and schedule) and the heal phase
+ * that checks liveness (I15). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/metadata.h"
+#include "sim/sim_int.h"
+
+/* Converged: every partition led, full ISR, empty ELR, all replicas equal
+ * with HW == LEO, no producer still working on a batch. */
+static int converged(logrep_sim *s)
+{
+    for (size_t i = 0; i < s->nactors; i++)
+        if (s->actors[i].kind == ACT_PRODUCER && s->actors[i].state != AS_DONE &&
+            !lr_sim_offline_by_design(s, s->actors[i].partition))
+            return 0;
+    for (int32_t p = 0; p < s->conf.partitions; p++) {
+        if (lr_sim_offline_by_design(s, p))
+            continue;
+        const lr_md_partition *mp = lr_sim_ctl_part(s, p);
+        if (!mp || mp->leader < 0 || mp->n_isr != mp->n_replicas || mp->n_elr)
+            return 0;
+        logrep_sim_replica lv;
+        if (logrep_sim_replica_view(s, mp->leader, p, &lv) != LOGREP_OK || lv.role != 1 ||
+            lv.leader_epoch != mp->leader_epoch || lv.high_watermark != lv.log_end_offset)
+            return 0;
+        for (int32_t i = 0; i < mp->n_replicas; i++) {
+            logrep_sim_replica v;
+            if (logrep_sim_replica_view(s, mp->replicas[i], p, &v) != LOGREP_OK ||
+                v.log_end_offset != lv.log_end_offset || v.high_watermark != v.log_end_offset)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* Reads every partition from the leader, start to HW (checked reads). */
+static int tail_read(logrep_sim *s)
+{
+    for (int32_t p = 0; p < s->conf.partitions; p++) {
+        if (lr_sim_offline_by_design(s, p))
+            continue;
+        logrep_sim_part v;
+        if (logrep_sim_controller_view(s, p, &v) != LOGREP_OK || v.leader < 0) {
+            lr_sim_fail(s, "I15: partition %d has no leader after the heal", p);
+            return -1;
+        }
+        logrep_sim_replica r;
+        if (logrep_sim_replica_view(s, v.leader, p, &r) != LOGREP_OK) {
+            lr_sim_fail(s, "I15: partition %d: leader %d not running", p, v.leader);
+            return -1;
+        }
+        int64_t off = r.log_start_offset;
+        while (off < r.high_watermark) {
+            int32_t n = 0;
+            int64_t hw;
+            logrep_err e = logrep_sim_fetch(s, v.leader, p, off, NULL, 2000, &n, &hw);
+            if (s->failed)
+                return -1;
+            if (e != LOGREP_OK || n <= 0) {
+                lr_sim_fail(s, "I15: tail read of partition %d at %lld from leader %d: %s, %d records", p,
+                            (long long)off, v.leader, e ? logrep_err_name(e) : "NONE", n);
+                return -1;
+            }
+            off += n;
+        }
+    }
+    return 0;
+}
+
+LOGREP_API logrep_err logrep_sim_heal(logrep_sim *s, int64_t max_ms)
+{
+    if (!s)
+        return LOGREP_ERR__INVALID_ARG;
+    if (s->failed)
+        return LOGREP_ERR__CORRUPT;
+    lr_sim_trace(s, "heal: stopping producers, restoring the network, restarting nodes");
+    for (size_t i = 0; i < s->nactors; i++)
+        if (s->actors[i].kind == ACT_PRODUCER)
+            s->actors[i].stopping = 1;
+    logrep_sim_heal_network(s);
+    for (int32_t id = 1; id <= s->nn; id++) {
+        if (s->st[id])
+            logrep_storage_crash_inject(s->st[id], LOGREP_STORAGE_OP_ALL, 0, LOGREP_ERR__IO, 0);
+        if (!s->node[id] && logrep_sim_restart(s, id) != LOGREP_OK) {
+            lr_sim_fail(s, "I15: node %d does not restart", id);
+            return LOGREP_ERR__CORRUPT;
+        }
+    }
+    int64_t t = 0;
+    for (; t < max_ms && !converged(s); t += 100)
+        if (logrep_sim_run(s, 100) != LOGREP_OK)
+            return LOGREP_ERR__CORRUPT;
+    lr_sim_trace(s, "heal: %s after %lld ms", converged(s) ? "converged" : "NOT converged",
+                 (long long)t);
+    for (size_t i = 0; i < s->nactors; i++) {
+        lr_sim_actor *a = &s->actors[i];
+        if (a->kind == ACT_PRODUCER && a->state != AS_DONE && !lr_sim_offline_by_design(s, a->partition)) {
+            lr_sim_fail(s, "I15: producer %d still has an unanswered batch after the heal", a->idx);
+            return LOGREP_ERR__CORRUPT;
+        }
+    }
+    if (tail_read(s) != 0 || lr_sim_check_liveness(s) != 0)
+        return LOGREP_ERR__CORRUPT;
+    return LOGREP_OK;
+}
+
+static int32_t pick(logrep_sim *s, int32_t lo, int32_t hi)
+{
+    return lo + (int32_t)lr_sim_rand(s, (uint64_t)(hi - lo + 1));
+}
+
+/* One fault (or a repair) chosen by the seed. */
+static void random_fault(logrep_sim *s, int32_t *down)
+{
+    int32_t b = pick(s, 1, s->nb);
+    uint64_t r = lr_sim_rand(s, 100);
+    if (r < 14) {
+        if (s->node[b] && *down < s->nb - 1) {
+            uint64_t m = lr_sim_rand(s, 12);
+            if (m >= 10) {
+                logrep_sim_shutdown(s, b, 3000);
+                (*down)++;
+                return;
+            }
+            int mode = m < 4 ? LOGREP_SIM_CRASH_PROCESS
+                     : m < 7 ? LOGREP_SIM_CRASH_POWER
+                     : m < 9 ? LOGREP_SIM_CRASH_POWER_DROP
+                             : LOGREP_SIM_CRASH_DISK;
+            logrep_sim_kill(s, b, mode);
+            (*down)++;
+        }
+    } else if (r < 34) {
+        for (int32_t i = 1; i <= s->nb; i++)
+            if (!s->node[i]) {
+                logrep_sim_restart(s, i);
+                (*down)--;
+                break;
+            }
+    } else if (r < 44) {
+        int32_t o = pick(s, 1, s->nn);
+        if (o != b)
+            logrep_sim_partition(s, b, o, 1);
+    } else if (r < 49) {
+        logrep_sim_isolate(s, b, 1);
+    } else if (r < 55) {
+        int32_t o = pick(s, 1, s->nn);
+        if (o != b)
+            logrep_sim_block(s, b, o, 1);
+    } else if (r < 70) {
+        memset(s->block, 0, sizeof s->block);
+        lr_sim_trace(s, "fault: network partitions healed");
+    } else if (r < 76) {
+        logrep_sim_pause(s, b, pick(s, 50, 2000));
+    } else if (r < 81) {
+        logrep_sim_clock_jump(s, b, pick(s, 100, 3000));
+    } else if (r < 86) {
+        if (s->node[b])
+            logrep_sim_disk_fault(s, b, lr_sim_rand(s, 2) ? LOGREP_ERR__IO : LOGREP_ERR__NOSPACE,
+                                  (uint64_t)pick(s, 1, 30), 0);
+    } else if (r < 90) {
+        logrep_sim_link(s, b, -1, pick(s, 0, 5), pick(s, 5, 60), (int32_t)lr_sim_rand(s, 30000));
+    } else if (r < 93) {
+        logrep_sim_client_block(s, b, !s->client_block[b]);
+    }
+    /* else: quiet period */
+}
+
+LOGREP_API logrep_err logrep_sim_random(uint64_t seed, const char *bug, int64_t ms,
+                                        logrep_sim **out)
+{
+    if (out)
+        *out = NULL;
+    lr_prng g;
+    lr_prng_seed(&g, seed ^ 0x5eed5eedULL);
+    logrep_sim_conf c;
+    memset(&c, 0, sizeof c);
+    c.seed = seed;
+    c.brokers = 3 + (int32_t)lr_prng_below(&g, 3);
+    c.partitions = 1 + (int32_t)lr_prng_below(&g, 2);
+    c.replication_factor = lr_prng_below(&g, 6) == 0 ? 2 : 3;
+    c.min_isr = lr_prng_below(&g, 8) == 0 ? 1 : 2;
+    c.unclean = lr_prng_below(&g, 10) == 0;
+    c.bug = bug;
+    logrep_sim *s;
+    logrep_err e = logrep_sim_new(&c, &s);
+    if (e != LOGREP_OK) {
+        if (s && !s->failed)
+            lr_sim_fail(s, "harness: the cluster did not form: %s", logrep_err_name(e));
+        goto done;
+    }
+    logrep_sim_link(s, -1, -1, pick(s, 0, 2), pick(s, 2, 15),
+                    lr_sim_rand(s, 3) == 0 ? (int32_t)lr_sim_rand(s, 20000) : 0);
+    for (int32_t p = 0; p < c.partitions; p++) {
+        logrep_sim_producer(s, p, -1, 1, pick(s, 5, 40), pick(s, 1, 4));
+        if (lr_sim_rand(s, 2))
+            logrep_sim_producer(s, p, -1, 1, pick(s, 5, 40), pick(s, 1, 4));
+        if (lr_sim_rand(s, 3) == 0)
+            logrep_sim_producer(s, p, lr_sim_rand(s, 2) ? 1 : 0, 0, pick(s, 10, 50), pick(s, 1, 3));
+        if (lr_sim_rand(s, 3) == 0)
+            logrep_sim_producer(s, p, -1, 0, pick(s, 10, 50), pick(s, 1, 3));
+        logrep_sim_consumer(s, p, pick(s, 10, 60));
+    }
+    int32_t down = 0;
+    int64_t end = s->now + ms;
+    while (s->now < end && !s->failed) {
+        if (logrep_sim_run(s, pick(s, 100, 500)) != LOGREP_OK)
+            break;
+        random_fault(s, &down);
+    }
+    if (!s->failed)
+        logrep_sim_heal(s, 20000);
+    e = s->failed ? LOGREP_ERR__CORRUPT : LOGREP_OK;
+done:
+    if (out && e != LOGREP_OK)
+        *out = s;
+    else
+        logrep_sim_free(s);
+    return e;
+}

@@ -1,0 +1,885 @@
+/* The simulator's core: virtual clock, event queue, simulated network,
+ * nodes over crash-simulating storage, faults and the trace. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "node/node_int.h"
+#include "sim/sim_int.h"
+
+/* ------------------------------------------------------------ trace */
+
+#define TRACE_W 200
+
+static void trace_line(logrep_sim *s, const char *line)
+{
+    if (!s->trace)
+        return;
+    char *slot = s->trace + (size_t)s->trace_next * TRACE_W;
+    snprintf(slot, TRACE_W, "%s", line);
+    s->trace_next = (s->trace_next + 1) % s->trace_cap;
+    if (s->trace_count < s->trace_cap)
+        s->trace_count++;
+    if (s->conf.trace_stderr)
+        fprintf(stderr, "%s\n", line);
+}
+
+static void vtrace(logrep_sim *s, const char *fmt, va_list ap)
+{
+    char line[TRACE_W];
+    int k = snprintf(line, sizeof line, "%7lld.%03lld ", (long long)(s->now / 1000),
+                     (long long)(s->now % 1000));
+    vsnprintf(line + k, sizeof line - (size_t)k, fmt, ap);
+    trace_line(s, line);
+}
+
+void lr_sim_trace(logrep_sim *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vtrace(s, fmt, ap);
+    va_end(ap);
+}
+
+LOGREP_API void logrep_sim_note(logrep_sim *s, const char *fmt, ...)
+{
+    if (!s)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vtrace(s, fmt, ap);
+    va_end(ap);
+}
+
+void lr_sim_fail(logrep_sim *s, const char *fmt, ...)
+{
+    if (s->failed)
+        return;
+    s->failed = 1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->failure, sizeof s->failure, fmt, ap);
+    va_end(ap);
+    lr_sim_trace(s, "VIOLATION %s", s->failure);
+}
+
+LOGREP_API const char *logrep_sim_failure(const logrep_sim *s)
+{
+    return s && s->failed ? s->failure : NULL;
+}
+
+LOGREP_API void logrep_sim_trace_dump(const logrep_sim *s, FILE *f, int lines)
+{
+    if (!s || !f || !s->trace)
+        return;
+    int32_t n = s->trace_count;
+    if (lines > 0 && lines < n)
+        n = lines;
+    int32_t first = (s->trace_next - n + s->trace_cap) % s->trace_cap;
+    for (int32_t i = 0; i < n; i++)
+        fprintf(f, "%s\n", s->trace + (size_t)((first + i) % s->trace_cap) * TRACE_W);
+}
+
+LOGREP_API int64_t logrep_sim_now(const logrep_sim *s)
+{
+    return s ? s->now : 0;
+}
+
+uint64_t lr_sim_rand(logrep_sim *s, uint64_t n)
+{
+    return n ? lr_prng_below(&s->rng, n) : 0;
+}
+
+/* ------------------------------------------------------------ events */
+
+static int ev_less(const lr_sim_ev *a, const lr_sim_ev *b)
+{
+    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static int heap_insert(logrep_sim *s, lr_sim_ev e)
+{
+    if (s->nq == s->capq) {
+        size_t ncap = s->capq ? s->capq * 2 : 1024;
+        lr_sim_ev *nq = realloc(s->q, ncap * sizeof *nq);
+        if (!nq)
+            return LOGREP_ERR__NOMEM;
+        s->q = nq;
+        s->capq = ncap;
+    }
+    size_t i = s->nq++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!ev_less(&e, &s->q[p]))
+            break;
+        s->q[i] = s->q[p];
+        i = p;
+    }
+    s->q[i] = e;
+    return 0;
+}
+
+int lr_sim_push(logrep_sim *s, int64_t t, int kind, int32_t who, uint64_t end, const uint8_t *data,
+                size_t len)
+{
+    lr_sim_ev e = {t, s->seq++, kind, who, end, 0, NULL, len};
+    if (who >= 1 && who <= s->nn)
+        e.inc = s->inc[who];
+    if (data) {
+        e.data = malloc(len ? len : 1);
+        if (!e.data)
+            return LOGREP_ERR__NOMEM;
+        memcpy(e.data, data, len);
+    }
+    int err = heap_insert(s, e);
+    if (err)
+        free(e.data);
+    return err;
+}
+
+static lr_sim_ev pop(logrep_sim *s)
+{
+    lr_sim_ev top = s->q[0];
+    lr_sim_ev last = s->q[--s->nq];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        const lr_sim_ev *best = &last;
+        if (l < s->nq && ev_less(&s->q[l], best)) {
+            m = l;
+            best = &s->q[l];
+        }
+        if (r < s->nq && ev_less(&s->q[r], best))
+            m = r;
+        if (m == i)
+            break;
+        s->q[i] = s->q[m];
+        i = m;
+    }
+    if (s->nq)
+        s->q[i] = last;
+    return top;
+}
+
+/* ------------------------------------------------------------ network */
+
+static int is_node(const logrep_sim *s, int32_t who)
+{
+    return who >= 1 && who <= s->nn;
+}
+
+static uint64_t new_end(logrep_sim *s)
+{
+    if (s->nends == s->capends) {
+        size_t ncap = s->capends ? s->capends * 2 : 256;
+        lr_sim_end *ne = realloc(s->ends, ncap * sizeof *ne);
+        if (!ne)
+            return 0;
+        s->ends = ne;
+        s->capends = ncap;
+    }
+    if (s->nends == 0)
+        s->nends = 1; /* id 0 means none */
+    memset(&s->ends[s->nends], 0, sizeof s->ends[0]);
+    return s->nends++;
+}
+
+static uint64_t open_pair(logrep_sim *s, int32_t from, int32_t to)
+{
+    uint64_t a = new_end(s), b = a ? new_end(s) : 0;
+    if (!a || !b)
+        return 0;
+    s->ends[a] = (lr_sim_end){1, from, 0, b, 0};
+    s->ends[b] = (lr_sim_end){1, to, 1, a, 0};
+    return a;
+}
+
+static int end_ok(const logrep_sim *s, uint64_t e)
+{
+    return e > 0 && e < s->nends && s->ends[e].used;
+}
+
+/* Closes both ends; the peer's owner (and this end's owner when
+ * notify_self) hear about it through a CLOSED event. */
+void lr_sim_close_end(logrep_sim *s, uint64_t e, int notify_self)
+{
+    if (!end_ok(s, e))
+        return;
+    uint64_t p = s->ends[e].peer;
+    s->ends[e].used = 0;
+    if (notify_self)
+        lr_sim_push(s, s->now + 1, EV_CLOSED, s->ends[e].owner, e, NULL, 0);
+    if (end_ok(s, p)) {
+        s->ends[p].used = 0;
+        lr_sim_push(s, s->now + 1, EV_CLOSED, s->ends[p].owner, p, NULL, 0);
+    }
+}
+
+static int32_t node_of(const logrep_sim *s, int32_t owner)
+{
+    return is_node(s, owner) ? owner : 0;
+}
+
+static int64_t latency(logrep_sim *s, int32_t from, int32_t to)
+{
+    int32_t f = node_of(s, from), t = node_of(s, to);
+    const lr_sim_link *l = &s->link[f][t];
+    int32_t lo = l->lat_min, hi = l->lat_max > l->lat_min ? l->lat_max : l->lat_min;
+    return lo + (int64_t)lr_sim_rand(s, (uint64_t)(hi - lo + 1));
+}
+
+/* Schedules a frame from end e to its peer. Returns 0 or an error when
+ * the connection is gone. */
+static int net_send(logrep_sim *s, uint64_t e, const uint8_t *buf, size_t len)
+{
+    if (!end_ok(s, e))
+        return LOGREP_ERR__IO;
+    uint64_t p = s->ends[e].peer;
+    int32_t from = s->ends[e].owner, to = s->ends[p].owner;
+    const lr_sim_link *l = &s->link[node_of(s, from)][node_of(s, to)];
+    if (l->reset_ppm > 0 && lr_sim_rand(s, 1000000) < (uint64_t)l->reset_ppm) {
+        lr_sim_trace(s, "net: reset %d->%d conn %llu (frame of %zu bytes lost)", from, to,
+                     (unsigned long long)e, len);
+        lr_sim_close_end(s, e, 1);
+        return 0;
+    }
+    int64_t t = s->now + latency(s, from, to);
+    if (!s->nonfifo) {
+        if (t < s->ends[p].last_t)
+            t = s->ends[p].last_t;
+        s->ends[p].last_t = t;
+    }
+    return lr_sim_push(s, t, EV_FRAME, to, p, buf, len);
+}
+
+static logrep_err t_send(void *ctx, uint64_t c, const logrep_seg *segs, size_t nsegs)
+{
+    lr_sim_nodectx *x = ctx;
+    logrep_sim *s = x->sim;
+    if (!end_ok(s, c) || s->ends[c].owner != x->id)
+        return LOGREP_ERR__IO;
+    size_t total = 0;
+    for (size_t i = 0; i < nsegs; i++) {
+        if (!segs[i].data && segs[i].len) {
+            lr_sim_fail(s, "harness: node %d sent a file segment", x->id);
+            return LOGREP_ERR__IO;
+        }
+        total += segs[i].len;
+    }
+    uint8_t *buf = malloc(total ? total : 1);
+    if (!buf)
+        return LOGREP_ERR__IO;
+    size_t at = 0;
+    for (size_t i = 0; i < nsegs; i++) {
+        if (segs[i].len)
+            memcpy(buf + at, segs[i].data, segs[i].len);
+        at += segs[i].len;
+    }
+    int err = net_send(s, c, buf, total);
+    free(buf);
+    return err ? LOGREP_ERR__IO : LOGREP_OK;
+}
+
+static logrep_err t_connect(void *ctx, int32_t node_id, const char *host, int32_t port,
+                            uint64_t *out)
+{
+    lr_sim_nodectx *x = ctx;
+    logrep_sim *s = x->sim;
+    (void)host;
+    (void)port;
+    if (!is_node(s, node_id) || !s->node[node_id] || s->block[x->id][node_id])
+        return LOGREP_ERR__IO;
+    uint64_t e = open_pair(s, x->id, node_id);
+    if (!e)
+        return LOGREP_ERR__IO;
+    *out = e;
+    return LOGREP_OK;
+}
+
+static void t_close(void *ctx, uint64_t c)
+{
+    lr_sim_nodectx *x = ctx;
+    if (end_ok(x->sim, c) && x->sim->ends[c].owner == x->id)
+        lr_sim_close_end(x->sim, c, 0);
+}
+
+uint64_t lr_sim_client_connect(logrep_sim *s, int32_t owner, int32_t to)
+{
+    if (!is_node(s, to) || !s->node[to] || s->client_block[to])
+        return 0;
+    return open_pair(s, owner, to);
+}
+
+int lr_sim_client_send(logrep_sim *s, uint64_t end, const uint8_t *buf, size_t len)
+{
+    return net_send(s, end, buf, len);
+}
+
+static void reset_between(logrep_sim *s, int32_t a, int32_t b)
+{
+    for (uint64_t e = 1; e < s->nends; e++) {
+        if (!s->ends[e].used || s->ends[e].accepted)
+            continue;
+        int32_t o = s->ends[e].owner, p = s->ends[s->ends[e].peer].owner;
+        if (o == a && p == b)
+            lr_sim_close_end(s, e, 1);
+    }
+}
+
+LOGREP_API void logrep_sim_block(logrep_sim *s, int32_t from, int32_t to, int on)
+{
+    if (!s || !is_node(s, from) || !is_node(s, to))
+        return;
+    s->block[from][to] = on ? 1 : 0;
+    lr_sim_trace(s, "fault: block %d->%d %s", from, to, on ? "on" : "off");
+    if (on)
+        reset_between(s, from, to);
+}
+
+LOGREP_API void logrep_sim_partition(logrep_sim *s, int32_t a, int32_t b, int on)
+{
+    logrep_sim_block(s, a, b, on);
+    logrep_sim_block(s, b, a, on);
+}
+
+LOGREP_API void logrep_sim_isolate(logrep_sim *s, int32_t id, int on)
+{
+    if (!s)
+        return;
+    for (int32_t o = 1; o <= s->nn; o++)
+        if (o != id)
+            logrep_sim_partition(s, id, o, on);
+}
+
+LOGREP_API void logrep_sim_client_block(logrep_sim *s, int32_t id, int on)
+{
+    if (!s || !is_node(s, id))
+        return;
+    s->client_block[id] = on ? 1 : 0;
+    lr_sim_trace(s, "fault: clients %s node %d", on ? "cut from" : "reach", id);
+    if (on)
+        for (uint64_t e = 1; e < s->nends; e++)
+            if (s->ends[e].used && s->ends[e].owner >= LR_SIM_ACTOR0 &&
+                s->ends[s->ends[e].peer].owner == id)
+                lr_sim_close_end(s, e, 1);
+}
+
+LOGREP_API void logrep_sim_link(logrep_sim *s, int32_t from, int32_t to, int32_t lat_min,
+                                int32_t lat_max, int32_t reset_ppm)
+{
+    if (!s)
+        return;
+    for (int32_t f = 0; f <= s->nn; f++)
+        for (int32_t t = 0; t <= s->nn; t++)
+            if ((from < 0 || f == from) && (to < 0 || t == to))
+                s->link[f][t] = (lr_sim_link){lat_min < 0 ? 0 : lat_min, lat_max, reset_ppm};
+    lr_sim_trace(s, "fault: link %d->%d latency %d..%d ms, reset %d ppm", from, to, lat_min,
+                 lat_max, reset_ppm);
+}
+
+LOGREP_API void logrep_sim_set_fifo(logrep_sim *s, int fifo)
+{
+    if (s)
+        s->nonfifo = !fifo;
+}
+
+LOGREP_API void logrep_sim_heal_network(logrep_sim *s)
+{
+    if (!s)
+        return;
+    memset(s->block, 0, sizeof s->block);
+    memset(s->client_block, 0, sizeof s->client_block);
+    for (int32_t f = 0; f <= s->nn; f++)
+        for (int32_t t = 0; t <= s->nn; t++)
+            s->link[f][t] = (lr_sim_link){1, 3, 0};
+    for (int32_t i = 1; i <= s->nn; i++)
+        if (s->paused_until[i] > s->now)
+            s->paused_until[i] = s->now;
+    lr_sim_trace(s, "heal: network restored");
+}
+
+/* ------------------------------------------------------------ nodes */
+
+static int64_t node_now(logrep_sim *s, int32_t id)
+{
+    int64_t t = s->now + s->skew[id];
+    if (t < s->last_node_now[id])
+        t = s->last_node_now[id];
+    s->last_node_now[id] = t;
+    return t;
+}
+
+static void node_log(void *ctx, int level, const char *subsys, const char *msg, size_t len)
+{
+    lr_sim_nodectx *x = ctx;
+    if (level <= LOGREP_LOG_INFO)
+        lr_sim_trace(x->sim, "n%d %s: %.*s", x->id, subsys, (int)len, msg);
+}
+
+static int start_node(logrep_sim *s, int32_t id)
+{
+    logrep_conf *conf = logrep_conf_new();
+    if (!conf)
+        return LOGREP_ERR__NOMEM;
+    char buf[64], err[200];
+    int e = 0;
+#define SET(k, v)                                                                 \
+    do {                                                                          \
+        if (!e && (e = logrep_conf_set(conf, k, v, err, sizeof err)) != 0)        \
+            lr_sim_trace(s, "harness: conf %s=%s: %s", k, v, err);                \
+    } while (0)
+    snprintf(buf, sizeof buf, "%d", id);
+    SET("node.id", buf);
+    SET("process.roles", id == s->ctl ? "controller" : "broker");
+    snprintf(buf, sizeof buf, "%d@ctl:9093", s->ctl);
+    SET("controller.quorum.voters", buf);
+    snprintf(buf, sizeof buf, "PLAINTEXT://n%d:9092", id);
+    SET("advertised.listeners", buf);
+    snprintf(buf, sizeof buf, "%d", s->conf.min_isr);
+    SET("min.insync.replicas", buf);
+    SET("unclean.leader.election.enable", s->conf.unclean ? "true" : "false");
+    SET("eligible.leader.replicas.enable", s->conf.elr_disabled ? "false" : "true");
+    SET("log.dirs", "data");
+    SET("replica.fetch.wait.max.ms", "50");
+    snprintf(buf, sizeof buf, "%lld", (long long)s->conf.lag_max_ms);
+    SET("replica.lag.time.max.ms", buf);
+    snprintf(buf, sizeof buf, "%lld", (long long)s->conf.session_timeout_ms);
+    SET("broker.session.timeout.ms", buf);
+    snprintf(buf, sizeof buf, "%lld", (long long)(s->conf.session_timeout_ms / 5 + 1));
+    SET("broker.heartbeat.interval.ms", buf);
+    /* A new seed per start: the incarnation id comes from it. */
+    snprintf(buf, sizeof buf, "%llu",
+             (unsigned long long)(s->conf.seed * 1000003u + (uint64_t)id * 131u + s->inc[id]));
+    SET("logrep.random.seed", buf);
+    snprintf(buf, sizeof buf, "rack%d", id);
+    SET("broker.rack", buf);
+    SET("segment.bytes", "65536");
+    if (s->conf.bug && *s->conf.bug)
+        SET("logrep.sim.bug", s->conf.bug);
+#undef SET
+    if (e) {
+        logrep_conf_free(conf);
+        return e;
+    }
+    s->nctx[id] = (lr_sim_nodectx){s, id};
+    logrep_conf_set_log(conf, node_log, &s->nctx[id], LOGREP_LOG_INFO);
+    s->tr[id] = (logrep_transport){LOGREP_TRANSPORT_VERSION, &s->nctx[id], t_send, t_connect, t_close};
+    s->inc[id]++;
+    e = logrep_node_new(conf, s->st[id], &s->tr[id], node_now(s, id), err, sizeof err, &s->node[id]);
+    logrep_conf_free(conf);
+    if (e) {
+        lr_sim_trace(s, "harness: node %d does not start: %s %s", id, logrep_err_name(e), err);
+        s->node[id] = NULL;
+        return e;
+    }
+    lr_sim_trace(s, "node %d up (incarnation %u)", id, s->inc[id]);
+    lr_sim_push(s, s->now + 1 + (int64_t)lr_sim_rand(s, 10), EV_TICK, id, 0, NULL, 0);
+    return 0;
+}
+
+static void stop_node(logrep_sim *s, int32_t id, int abandon)
+{
+    logrep_node_free(s->node[id], abandon);
+    s->node[id] = NULL;
+    for (uint64_t e = 1; e < s->nends; e++)
+        if (s->ends[e].used && s->ends[e].owner == id)
+            lr_sim_close_end(s, e, 0);
+}
+
+LOGREP_API int logrep_sim_is_up(const logrep_sim *s, int32_t id)
+{
+    return s && is_node(s, id) && s->node[id] != NULL;
+}
+
+LOGREP_API logrep_err logrep_sim_kill(logrep_sim *s, int32_t id, int mode)
+{
+    if (!s || !is_node(s, id) || !s->node[id] || mode < 0 || mode > LOGREP_SIM_CRASH_DISK)
+        return LOGREP_ERR__INVALID_ARG;
+    static const char *names[] = {"process crash", "power loss", "power loss (drop all)",
+                                  "power loss + disk replaced"};
+    lr_sim_trace(s, "fault: kill node %d (%s)", id, names[mode]);
+    stop_node(s, id, 1);
+    if (mode == LOGREP_SIM_CRASH_PROCESS) {
+        logrep_storage_crash_simulate(s->st[id], 0, LOGREP_CRASH_KEEP_ALL);
+    } else if (mode == LOGREP_SIM_CRASH_DISK) {
+        logrep_storage_free(s->st[id]);
+        s->st[id] = NULL;
+        if (logrep_storage_crash_new(NULL, 512, &s->st[id]) != LOGREP_OK)
+            return LOGREP_ERR__NOMEM;
+        lr_sim_mark_lossy(s, id);
+    } else {
+        uint64_t cs = lr_prng_next(&s->rng);
+        logrep_storage_crash_simulate(s->st[id], cs,
+                                      mode == LOGREP_SIM_CRASH_POWER ? LOGREP_CRASH_RANDOM
+                                                                     : LOGREP_CRASH_DROP_ALL);
+        lr_sim_mark_lossy(s, id);
+    }
+    return LOGREP_OK;
+}
+
+LOGREP_API logrep_err logrep_sim_restart(logrep_sim *s, int32_t id)
+{
+    if (!s || !is_node(s, id) || s->node[id])
+        return LOGREP_ERR__INVALID_ARG;
+    lr_sim_trace(s, "fault: restart node %d", id);
+    return start_node(s, id);
+}
+
+LOGREP_API logrep_err logrep_sim_shutdown(logrep_sim *s, int32_t id, int64_t max_ms)
+{
+    if (!s || !is_node(s, id) || !s->node[id])
+        return LOGREP_ERR__INVALID_ARG;
+    lr_sim_trace(s, "fault: controlled shutdown of node %d", id);
+    logrep_node_shutdown(s->node[id], node_now(s, id));
+    for (int64_t t = 0; t < max_ms && s->node[id] && !logrep_node_shutdown_done(s->node[id]); t += 10)
+        if (logrep_sim_run(s, 10) != LOGREP_OK)
+            return LOGREP_ERR__CORRUPT;
+    int done = s->node[id] && logrep_node_shutdown_done(s->node[id]);
+    lr_sim_trace(s, "node %d stops (%s)", id, done ? "clean" : "shutdown incomplete");
+    if (s->node[id])
+        stop_node(s, id, 0);
+    logrep_storage_crash_simulate(s->st[id], 0, LOGREP_CRASH_KEEP_ALL);
+    return done ? LOGREP_OK : LOGREP_ERR__TIMED_OUT;
+}
+
+LOGREP_API logrep_err logrep_sim_disk_fault(logrep_sim *s, int32_t id, logrep_err err,
+                                            uint64_t countdown, int persistent)
+{
+    if (!s || !is_node(s, id) || !s->st[id])
+        return LOGREP_ERR__INVALID_ARG;
+    lr_sim_trace(s, "fault: node %d disk %s after %llu ops%s", id, logrep_err_name(err),
+                 (unsigned long long)countdown, persistent ? ", persistent" : "");
+    return logrep_storage_crash_inject(s->st[id], LOGREP_STORAGE_OP_WRITE | LOGREP_STORAGE_OP_SYNC,
+                                       countdown, err, persistent);
+}
+
+LOGREP_API void logrep_sim_clock_jump(logrep_sim *s, int32_t id, int64_t ms)
+{
+    if (!s || !is_node(s, id) || ms <= 0)
+        return;
+    s->skew[id] += ms;
+    lr_sim_trace(s, "fault: node %d clock jumps +%lld ms", id, (long long)ms);
+}
+
+LOGREP_API void logrep_sim_pause(logrep_sim *s, int32_t id, int64_t ms)
+{
+    if (!s || !is_node(s, id) || ms <= 0)
+        return;
+    s->paused_until[id] = s->now + ms;
+    lr_sim_trace(s, "fault: node %d paused for %lld ms", id, (long long)ms);
+}
+
+int32_t lr_sim_random_up_broker(logrep_sim *s)
+{
+    int32_t up[LR_SIM_MAXN], n = 0;
+    for (int32_t i = 1; i <= s->nb; i++)
+        if (s->node[i] && !s->client_block[i])
+            up[n++] = i;
+    return n ? up[lr_sim_rand(s, (uint64_t)n)] : -1;
+}
+
+/* ------------------------------------------------------------ the loop */
+
+static const char *api_of(const uint8_t *d, size_t len, int accepted)
+{
+    if (!accepted || len < 8)
+        return "response";
+    return logrep_proto_api_name((d[4] << 8) | d[5]);
+}
+
+static void deliver(logrep_sim *s, lr_sim_ev *e)
+{
+    switch (e->kind) {
+    case EV_TICK:
+        if (!s->node[e->who] || e->inc != s->inc[e->who])
+            return;
+        s->in_node = 1;
+        logrep_node_tick(s->node[e->who], node_now(s, e->who));
+        s->in_node = 0;
+        lr_sim_push(s, s->now + 8 + (int64_t)lr_sim_rand(s, 5), EV_TICK, e->who, 0, NULL, 0);
+        return;
+    case EV_FRAME: {
+        if (!end_ok(s, e->end))
+            return;
+        lr_sim_end *end = &s->ends[e->end];
+        if (is_node(s, end->owner)) {
+            logrep_node *n = s->node[end->owner];
+            if (!n)
+                return;
+            int32_t from = s->ends[end->peer].owner;
+            if (from < LR_SIM_ACTOR0 || end->accepted)
+                lr_sim_trace(s, "deliver %d->%d %s %zu B", from, end->owner,
+                             api_of(e->data, e->len, end->accepted), e->len);
+            s->in_node = 1;
+            if (end->accepted)
+                logrep_node_request(n, e->end, e->data, e->len, node_now(s, end->owner));
+            else
+                logrep_node_response(n, e->end, e->data, e->len, node_now(s, end->owner));
+            s->in_node = 0;
+        } else if (end->owner >= LR_SIM_ACTOR0 &&
+                   (size_t)(end->owner - LR_SIM_ACTOR0) < s->nactors) {
+            lr_sim_actor_frame(s, &s->actors[end->owner - LR_SIM_ACTOR0], e->end, e->data, e->len);
+        }
+        return;
+    }
+    case EV_CLOSED:
+        if (is_node(s, e->who)) {
+            if (s->node[e->who] && e->inc == s->inc[e->who]) {
+                s->in_node = 1;
+                logrep_node_closed(s->node[e->who], e->end, node_now(s, e->who));
+                s->in_node = 0;
+            }
+        } else if (e->who >= LR_SIM_ACTOR0 && (size_t)(e->who - LR_SIM_ACTOR0) < s->nactors) {
+            lr_sim_actor_closed(s, &s->actors[e->who - LR_SIM_ACTOR0], e->end);
+        }
+        return;
+    case EV_ACTOR:
+        if ((size_t)(e->who - LR_SIM_ACTOR0) < s->nactors)
+            lr_sim_actor_timer(s, &s->actors[e->who - LR_SIM_ACTOR0]);
+        return;
+    }
+}
+
+/* The node an event is for, when the event must wait for a paused node. */
+static int32_t target_node(const logrep_sim *s, const lr_sim_ev *e)
+{
+    if (e->kind == EV_TICK || e->kind == EV_CLOSED)
+        return is_node(s, e->who) ? e->who : 0;
+    if (e->kind == EV_FRAME && end_ok(s, e->end) && is_node(s, s->ends[e->end].owner))
+        return s->ends[e->end].owner;
+    return 0;
+}
+
+LOGREP_API logrep_err logrep_sim_run(logrep_sim *s, int64_t ms)
+{
+    if (!s)
+        return LOGREP_ERR__INVALID_ARG;
+    int64_t until = s->now + ms;
+    while (!s->failed && s->nq && s->q[0].t <= until) {
+        lr_sim_ev e = pop(s);
+        if (e.t > s->now)
+            s->now = e.t;
+        int32_t tn = target_node(s, &e);
+        if (tn && s->paused_until[tn] > s->now) {
+            /* The node is frozen: the event waits, in order. */
+            e.t = s->paused_until[tn];
+            e.seq = s->seq++;
+            if (heap_insert(s, e) != 0)
+                free(e.data);
+            continue;
+        }
+        deliver(s, &e);
+        free(e.data);
+        s->stats.steps++;
+        lr_sim_check(s);
+    }
+    if (!s->failed && s->now < until)
+        s->now = until;
+    return s->failed ? LOGREP_ERR__CORRUPT : LOGREP_OK;
+}
+
+/* ------------------------------------------------------------ create */
+
+LOGREP_API logrep_err logrep_sim_new(const logrep_sim_conf *conf, logrep_sim **out)
+{
+    if (!out)
+        return LOGREP_ERR__INVALID_ARG;
+    *out = NULL;
+    logrep_sim_conf c = conf ? *conf : (logrep_sim_conf){0};
+    if (!c.brokers)
+        c.brokers = 3;
+    if (c.brokers < 1 || c.brokers > LR_SIM_MAXN - 1)
+        return LOGREP_ERR__INVALID_ARG;
+    if (!c.partitions)
+        c.partitions = 1;
+    if (c.partitions < 1 || c.partitions > LR_SIM_MAXP)
+        return LOGREP_ERR__INVALID_ARG;
+    if (!c.replication_factor)
+        c.replication_factor = c.brokers < 3 ? c.brokers : 3;
+    if (c.replication_factor < 1 || c.replication_factor > c.brokers)
+        return LOGREP_ERR__INVALID_ARG;
+    if (!c.min_isr)
+        c.min_isr = 2;
+    if (c.min_isr > c.replication_factor)
+        c.min_isr = c.replication_factor;
+    if (!c.lag_max_ms)
+        c.lag_max_ms = 1000;
+    if (!c.session_timeout_ms)
+        c.session_timeout_ms = 1500;
+    if (c.trace_lines <= 0)
+        c.trace_lines = 8192;
+    logrep_sim *s = calloc(1, sizeof *s);
+    if (!s)
+        return LOGREP_ERR__NOMEM;
+    s->conf = c;
+    lr_prng_seed(&s->rng, c.seed);
+    s->now = 1000;
+    s->nb = c.brokers;
+    s->ctl = c.brokers + 1;
+    s->nn = c.brokers + 1;
+    s->trace_cap = c.trace_lines;
+    s->trace = calloc((size_t)s->trace_cap, TRACE_W);
+    for (int32_t p = 0; p < LR_SIM_MAXP; p++) {
+        s->cp[p].last_leader_epoch = -1;
+        for (int32_t i = 0; i <= LR_SIM_MAXN; i++)
+            s->cp[p].ten_epoch[i] = s->cp[p].known_epoch[i] = -1;
+    }
+    int err = 0;
+    if (!s->trace || logrep_msg_new(NULL, &s->msg) || logrep_msg_new(NULL, &s->rmsg) ||
+        logrep_batch_builder_new(NULL, &s->bb) || logrep_batch_reader_new(NULL, &s->rd))
+        err = LOGREP_ERR__NOMEM;
+    for (int32_t f = 0; f <= s->nn; f++)
+        for (int32_t t = 0; t <= s->nn; t++)
+            s->link[f][t] = (lr_sim_link){1, 3, 0};
+    lr_sim_trace(s, "sim: seed %llu, %d brokers + controller %d, %d partitions, RF %d, min ISR %d%s%s%s",
+                 (unsigned long long)c.seed, s->nb, s->ctl, c.partitions, c.replication_factor,
+                 c.min_isr, c.unclean ? ", unclean election on" : "",
+                 c.bug && *c.bug ? ", bug " : "", c.bug && *c.bug ? c.bug : "");
+    for (int32_t id = 1; !err && id <= s->nn; id++) {
+        err = logrep_storage_crash_new(NULL, 512, &s->st[id]);
+        if (!err)
+            err = start_node(s, id);
+    }
+    *out = s;
+    if (err)
+        return err;
+    /* Brokers register and unfence. */
+    if ((err = logrep_sim_run(s, 1500)) != 0)
+        return err;
+    /* Create the topic through the controller's API on a broker. */
+    logrep_msg *m = s->msg;
+    logrep_msg_init_request(m, LOGREP_API_CREATE_TOPICS, 5, 1, "sim");
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_int(root, logrep_struct_field(root, "timeoutMs"), 10000);
+    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
+    logrep_struct *t = logrep_struct_elem(root, logrep_struct_field(root, "Topics"), 0);
+    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), LR_SIM_TOPIC, 1);
+    logrep_struct_set_int(t, logrep_struct_field(t, "NumPartitions"), c.partitions);
+    logrep_struct_set_int(t, logrep_struct_field(t, "ReplicationFactor"), c.replication_factor);
+    const uint8_t *buf;
+    size_t len;
+    if (logrep_msg_encode_flat(m, &buf, &len) != LOGREP_OK)
+        return LOGREP_ERR__NOMEM;
+    lr_sim_actor *a = lr_sim_actor_new(s, ACT_ONESHOT);
+    if (!a)
+        return LOGREP_ERR__NOMEM;
+    a->end = lr_sim_client_connect(s, LR_SIM_ACTOR0 + a->idx, 1);
+    a->state = AS_DONE;
+    a->done = 1; /* the answer is not read: readiness is polled below */
+    lr_sim_client_send(s, a->end, buf, len);
+    /* Wait until every partition has a leader with a full ISR. */
+    for (int k = 0; k < 400; k++) {
+        if ((err = logrep_sim_run(s, 25)) != 0)
+            return err;
+        int ready = 1;
+        for (int32_t p = 0; p < c.partitions && ready; p++) {
+            logrep_sim_part v;
+            if (logrep_sim_controller_view(s, p, &v) || v.leader < 0 ||
+                v.n_isr != c.replication_factor)
+                ready = 0;
+            else {
+                logrep_sim_replica r;
+                if (logrep_sim_replica_view(s, v.leader, p, &r) || r.role != 1 ||
+                    r.leader_epoch != v.leader_epoch)
+                    ready = 0;
+            }
+        }
+        if (ready) {
+            lr_sim_trace(s, "sim: topic ready");
+            return LOGREP_OK;
+        }
+    }
+    lr_sim_trace(s, "sim: the topic did not become ready");
+    return LOGREP_ERR__TIMED_OUT;
+}
+
+LOGREP_API void logrep_sim_free(logrep_sim *s)
+{
+    if (!s)
+        return;
+    for (int32_t id = 1; id <= s->nn; id++) {
+        if (s->node[id])
+            logrep_node_free(s->node[id], 1);
+        logrep_storage_free(s->st[id]);
+    }
+    for (size_t i = 0; i < s->nq; i++)
+        free(s->q[i].data);
+    free(s->q);
+    free(s->ends);
+    free(s->actors);
+    lr_sim_check_free(s);
+    logrep_msg_free(s->msg);
+    logrep_msg_free(s->rmsg);
+    logrep_batch_builder_free(s->bb);
+    logrep_batch_reader_free(s->rd);
+    free(s->rbuf);
+    free(s->trace);
+    free(s);
+}
+
+/* ------------------------------------------------------------ views */
+
+LOGREP_API logrep_err logrep_sim_controller_view(const logrep_sim *s, int32_t part,
+                                                 logrep_sim_part *out)
+{
+    if (!s || !out)
+        return LOGREP_ERR__INVALID_ARG;
+    const lr_md_partition *mp = lr_sim_ctl_part((logrep_sim *)s, part);
+    if (!mp)
+        return LOGREP_ERR__NOENT;
+    memset(out, 0, sizeof *out);
+    out->leader = mp->leader;
+    out->leader_epoch = mp->leader_epoch;
+    out->partition_epoch = mp->partition_epoch;
+    out->n_isr = mp->n_isr > 8 ? 8 : mp->n_isr;
+    memcpy(out->isr, mp->isr, (size_t)out->n_isr * sizeof *out->isr);
+    out->n_elr = mp->n_elr > 8 ? 8 : mp->n_elr;
+    memcpy(out->elr, mp->elr, (size_t)out->n_elr * sizeof *out->elr);
+    return LOGREP_OK;
+}
+
+LOGREP_API logrep_err logrep_sim_replica_view(const logrep_sim *s, int32_t id, int32_t part,
+                                              logrep_sim_replica *out)
+{
+    if (!s || !out || !is_node(s, id))
+        return LOGREP_ERR__INVALID_ARG;
+    if (!s->node[id])
+        return LOGREP_ERR__NOENT;
+    lr_npart *np = lr_node_part(s->node[id], LR_SIM_TOPIC, part);
+    if (!np)
+        return LOGREP_ERR__NOENT;
+    lr_part_status st;
+    lr_partition_status(np->rep, &st);
+    out->role = st.role;
+    out->leader_epoch = st.leader_epoch;
+    out->log_start_offset = st.log_start_offset;
+    out->log_end_offset = st.log_end_offset;
+    out->high_watermark = st.high_watermark;
+    out->leader_epoch_start_offset = st.leader_epoch_start_offset;
+    return LOGREP_OK;
+}
+
+LOGREP_API void logrep_sim_stats_get(const logrep_sim *s, logrep_sim_stats *out)
+{
+    if (!s || !out)
+        return;
+    *out = s->stats;
+    out->committed = 0;
+    for (int32_t p = 0; p < s->conf.partitions; p++)
+        out->committed += s->cp[p].true_hw;
+}
+
+LOGREP_API uint64_t logrep_sim_committed(const logrep_sim *s, int32_t part, int64_t offset)
+{
+    if (!s || part < 0 || part >= s->conf.partitions || offset < 0 || offset >= s->cp[part].true_hw)
+        return 0;
+    return s->cp[part].c[offset];
+}
+
+LOGREP_API int64_t logrep_sim_true_hw(const logrep_sim *s, int32_t part)
+{
+    if (!s || part < 0 || part >= s->conf.partitions)
+        return -1;
+    return s->cp[part].true_hw;
+}

@@ -1,0 +1,246 @@
+/* Simulator internals shared by the files of lib/sim. */
+#ifndef LR_SIM_INT_H
+#define LR_SIM_INT_H
+
+#include <stdint.h>
+
+#include "base/prng.h"
+#include "logrep/node.h"
+#include "logrep/proto.h"
+#include "logrep/sim.h"
+#include "logrep/storage.h"
+
+#define LR_SIM_MAXN 9          /* brokers + controller */
+#define LR_SIM_MAXP 8          /* partitions */
+#define LR_SIM_ACTOR0 1000     /* owner ids of actors start here */
+#define LR_SIM_TOPIC "t"
+
+/* A frame or a notification in the event queue. */
+enum { EV_TICK = 1, EV_FRAME = 2, EV_CLOSED = 3, EV_ACTOR = 4 };
+
+typedef struct lr_sim_ev {
+    int64_t t;
+    uint64_t seq;
+    int kind;
+    int32_t who;       /* node id or actor owner id */
+    uint64_t end;      /* connection end (FRAME, CLOSED) */
+    uint32_t inc;      /* node incarnation the event was made for */
+    uint8_t *data;     /* FRAME */
+    size_t len;
+} lr_sim_ev;
+
+/* One end of a connection. Ids are never reused. */
+typedef struct lr_sim_end {
+    int used;
+    int32_t owner;     /* node id, or an actor owner id */
+    int accepted;      /* receives requests */
+    uint64_t peer;
+    int64_t last_t;    /* FIFO: latest scheduled delivery */
+} lr_sim_end;
+
+typedef struct lr_sim_link {
+    int32_t lat_min, lat_max, reset_ppm;
+} lr_sim_link;
+
+typedef struct lr_sim_nodectx {
+    struct logrep_sim *sim;
+    int32_t id;
+} lr_sim_nodectx;
+
+/* A parsed replica log, cached per (node, partition). */
+typedef struct lr_sim_rlog {
+    uint64_t key_ops;  /* storage op count when parsed */
+    int64_t key_leo, key_start;
+    uint32_t key_inc;
+    int valid;
+    int64_t start, leo;
+    uint64_t *ids;     /* ids[o - start], 0 for a control record/unknown */
+    int32_t *epochs;   /* batch epoch per offset */
+    size_t cap;
+} lr_sim_rlog;
+
+/* A client actor (producer, consumer, or one-shot request). */
+enum { ACT_PRODUCER = 1, ACT_CONSUMER = 2, ACT_ONESHOT = 3 };
+enum { AS_IDLE = 0, AS_META, AS_INIT, AS_PRODUCE, AS_FETCH, AS_LIST, AS_DONE };
+
+typedef struct lr_sim_actor {
+    int kind;
+    int state;
+    int stopping;
+    int32_t idx;
+    int32_t partition;
+    int16_t acks;
+    int idempotent;
+    int64_t interval;
+    int32_t max_records;
+    int32_t leader;          /* guess, -1 unknown */
+    int32_t leader_epoch;
+    uint64_t end;            /* connection end of the request in flight */
+    int32_t corr;
+    int64_t deadline;        /* client-side request timeout */
+    int64_t next_at;         /* idle until */
+    /* producer */
+    int64_t pid;
+    int16_t pepoch;
+    uint32_t session;        /* bumps with each producer id */
+    uint32_t next_seq;
+    int have_batch;
+    uint32_t batch_seq;      /* first sequence of the batch */
+    int32_t batch_n;
+    int32_t attempts;
+    int batch_gen;           /* checker generation at first send */
+    /* consumer */
+    int64_t position;
+    int64_t max_seen_end;    /* largest end offset shown to this client */
+    int max_seen_gen;
+    int fetch_from_follower;
+    int32_t read_node;
+    /* one-shot */
+    int16_t api;
+    int done;
+    logrep_err result;
+    int64_t r_offset, r_hw;
+    int32_t r_records;
+    int64_t q_offset, q_ts;
+    char rack[16];
+} lr_sim_actor;
+
+/* Checker state per partition. */
+typedef struct lr_sim_cpart {
+    uint64_t *c;           /* committed log C */
+    uint32_t *cgen;        /* generation C[o] was set in */
+    int64_t true_hw;       /* = length of C */
+    size_t cap;
+    uint32_t gen;          /* sanctioned-loss generation */
+    int32_t last_leader_epoch;
+    int32_t last_partition_epoch;
+    int32_t epoch_leader[256]; /* controller leader per epoch (epochs < 256), 0 unknown */
+    int64_t unclean_seen;
+    int lossy[LR_SIM_MAXN + 1];    /* 1 lossy, 2 seen out of the ISR */
+    /* Leader tenure per node: epoch, incarnation, HW at start, last HW. */
+    int32_t ten_epoch[LR_SIM_MAXN + 1];
+    uint32_t ten_inc[LR_SIM_MAXN + 1];
+    int64_t ten_hw0[LR_SIM_MAXN + 1], ten_hw[LR_SIM_MAXN + 1];
+    int32_t known_epoch[LR_SIM_MAXN + 1];
+    uint32_t known_inc[LR_SIM_MAXN + 1];
+    /* idempotence: last sequence per (writer, session) seen in C */
+    struct { uint32_t writer_session; int64_t last_seq; uint32_t gen; } *seqs;
+    size_t n_seqs, cap_seqs;
+    lr_sim_rlog rlog[LR_SIM_MAXN + 1];
+} lr_sim_cpart;
+
+typedef struct lr_sim_acked {
+    uint64_t id;
+    int32_t partition;
+    int64_t offset;
+    uint32_t gen;
+    int read;
+} lr_sim_acked;
+
+struct logrep_sim {
+    logrep_sim_conf conf;
+    lr_prng rng;
+    int64_t now;
+    uint64_t seq;
+    int32_t nb;              /* brokers */
+    int32_t ctl;             /* controller id = nb + 1 */
+    int32_t nn;              /* nodes = nb + 1 */
+
+    logrep_node *node[LR_SIM_MAXN + 1];
+    logrep_storage *st[LR_SIM_MAXN + 1];
+    logrep_transport tr[LR_SIM_MAXN + 1];
+    lr_sim_nodectx nctx[LR_SIM_MAXN + 1];
+    uint32_t inc[LR_SIM_MAXN + 1];
+    int64_t skew[LR_SIM_MAXN + 1];
+    int64_t paused_until[LR_SIM_MAXN + 1];
+    int64_t last_node_now[LR_SIM_MAXN + 1];
+    int block[LR_SIM_MAXN + 1][LR_SIM_MAXN + 1];
+    int client_block[LR_SIM_MAXN + 1];
+    lr_sim_link link[LR_SIM_MAXN + 1][LR_SIM_MAXN + 1];
+    int nonfifo;
+    int in_node;             /* inside a node call */
+
+    lr_sim_ev *q;            /* binary heap */
+    size_t nq, capq;
+
+    lr_sim_end *ends;
+    size_t nends, capends;
+
+    lr_sim_actor *actors;
+    size_t nactors, capactors;
+
+    /* checker */
+    lr_sim_cpart cp[LR_SIM_MAXP];
+    lr_sim_acked *acked;
+    size_t nacked, capacked;
+    logrep_sim_stats stats;
+    int failed;
+    char failure[512];
+
+    /* trace ring */
+    char *trace;
+    int32_t trace_cap, trace_next, trace_count;
+
+    /* scratch */
+    logrep_msg *msg, *rmsg;
+    logrep_batch_builder *bb;
+    logrep_batch_reader *rd;
+    uint8_t *rbuf;
+    size_t rbuf_cap;
+};
+
+/* sim.c */
+void lr_sim_trace(logrep_sim *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void lr_sim_fail(logrep_sim *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+int lr_sim_push(logrep_sim *s, int64_t t, int kind, int32_t who, uint64_t end, const uint8_t *data,
+                size_t len);
+/* Opens a client connection from actor owner `owner` to node `to`;
+ * returns the actor's end or 0 when the node is unreachable. */
+uint64_t lr_sim_client_connect(logrep_sim *s, int32_t owner, int32_t to);
+/* Queues a frame on end `end` (owned by `owner`). */
+int lr_sim_client_send(logrep_sim *s, uint64_t end, const uint8_t *buf, size_t len);
+void lr_sim_close_end(logrep_sim *s, uint64_t end, int notify_self);
+int32_t lr_sim_random_up_broker(logrep_sim *s);
+uint64_t lr_sim_rand(logrep_sim *s, uint64_t n);
+
+/* client.c */
+void lr_sim_actor_timer(logrep_sim *s, lr_sim_actor *a);
+void lr_sim_actor_frame(logrep_sim *s, lr_sim_actor *a, uint64_t end, const uint8_t *data,
+                        size_t len);
+void lr_sim_actor_closed(logrep_sim *s, lr_sim_actor *a, uint64_t end);
+lr_sim_actor *lr_sim_actor_new(logrep_sim *s, int kind);
+/* Record ids: writer (16 bits) | session (16 bits) | sequence (32 bits). */
+static inline uint64_t lr_sim_rid(uint32_t writer, uint32_t session, uint32_t seq)
+{
+    return ((uint64_t)(writer & 0xffff) << 48) | ((uint64_t)(session & 0xffff) << 32) | seq;
+}
+
+/* check.c */
+void lr_sim_check(logrep_sim *s);
+/* A partition's replica log as node id holds it (NULL when down or not
+ * hosted, or unreadable). */
+const lr_sim_rlog *lr_sim_replica_log(logrep_sim *s, int32_t id, int32_t part);
+/* Client outcomes. */
+void lr_sim_check_ack(logrep_sim *s, int32_t part, uint64_t first_id, int32_t n, int64_t base,
+                      uint32_t gen_at_send, int idempotent);
+void lr_sim_check_not_appended(logrep_sim *s, int32_t part, uint64_t first_id, int32_t n);
+void lr_sim_check_read(logrep_sim *s, int32_t part, int64_t offset, uint64_t id);
+void lr_sim_check_end_offset(logrep_sim *s, lr_sim_actor *a, int64_t end, int from_list);
+void lr_sim_mark_lossy(logrep_sim *s, int32_t id);
+void lr_sim_check_free(logrep_sim *s);
+int lr_sim_check_liveness(logrep_sim *s);
+/* 1 when a partition is offline by design: no leader, ISR and ELR emptied
+ * (unclean restarts), unclean election off (replication.md S13). */
+int lr_sim_offline_by_design(logrep_sim *s, int32_t part);
+/* Controller partition (NULL when unknown). */
+const struct lr_md_partition *lr_sim_ctl_part(logrep_sim *s, int32_t part);
+
+#endif
