@@ -429,7 +429,7 @@ static int fetch_count(net *w, int from, const char *topic, int part, int64_t of
     return count;
 }
 
-Test(node, cluster_produces_replicates_and_fails_over, .timeout = 60)
+Test(node, cluster_produces_replicates_and_fails_over)
 {
     net w;
     setup(&w, 3);
