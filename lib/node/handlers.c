@@ -627,62 +627,20 @@ static int handle_fetch(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t
     return 0;
 }
 
-/* ------------------------------------------------------------ ListOffsets */
+/* ------------------------------------------------------------ per-partition requests */
 
-static int handle_list_offsets(logrep_node *n, lr_conn *c)
-{
-    logrep_struct *rq = logrep_msg_root(n->req);
-    int err = init_resp(n);
-    if (err)
-        return err;
-    logrep_struct *rs = logrep_msg_root(n->resp);
-    int read_committed = lr_f_int(rq, "IsolationLevel") == 1;
-    int32_t nt = lr_f_count(rq, "Topics");
-    lr_f_set_count(rs, "Topics", nt);
-    for (int32_t i = 0; i < nt; i++) {
-        logrep_struct *qt = lr_f_elem(rq, "Topics", i);
-        logrep_struct *rt = lr_f_elem(rs, "Topics", i);
-        const char *name;
-        int32_t len;
-        lr_f_str(qt, "Name", &name, &len);
-        if (name && len >= 0)
-            lr_f_set_str(rt, "Name", name, len);
-        int32_t np = lr_f_count(qt, "Partitions");
-        lr_f_set_count(rt, "Partitions", np);
-        for (int32_t j = 0; j < np; j++) {
-            logrep_struct *qp = lr_f_elem(qt, "Partitions", j);
-            logrep_struct *rp = lr_f_elem(rt, "Partitions", j);
-            int32_t index = (int32_t)lr_f_int(qp, "PartitionIndex");
-            lr_f_set_int(rp, "PartitionIndex", index);
-            lr_npart *p = name ? part_named(n, name, len, index) : NULL;
-            int64_t off = -1, ts = -1;
-            int32_t ep = -1;
-            logrep_err e;
-            if (!p)
-                e = missing_part_error(n, name, len, index);
-            else
-                e = lr_partition_list_offsets(p->rep, (int32_t)lr_f_int(qp, "CurrentLeaderEpoch"),
-                                              lr_f_int(qp, "Timestamp"), read_committed, &off,
-                                              &ts, &ep);
-            lr_f_set_int(rp, "ErrorCode", err_code(e));
-            lr_f_set_int(rp, "Offset", off);
-            lr_f_set_int(rp, "Timestamp", ts);
-            lr_f_set_int(rp, "LeaderEpoch", ep);
-            if (logrep_msg_version(n->req) == 0) {
-                int fo = logrep_struct_field(rp, "OldStyleOffsets");
-                logrep_struct_set_count(rp, fo, off >= 0 ? 1 : 0);
-                if (off >= 0)
-                    logrep_struct_set_elem_int(rp, fo, 0, off);
-            }
-        }
-    }
-    tmpbuf *tmps = NULL;
-    return respond_now(n, c, &tmps);
-}
+/* Requests shaped Topics[Name, Partitions[Index, ...]] answered with the
+ * same shape: the names of the fields differ per API. */
+typedef struct part_api {
+    const char *topic_name;    /* "Name" or "Topic" */
+    const char *index_q;       /* index field in the request partition */
+    const char *index_r;       /* and in the response partition */
+    /* Fills rp for one partition; p is NULL when not hosted here. */
+    void (*fn)(logrep_node *n, lr_npart *p, int16_t missing, const logrep_struct *rq,
+               const logrep_struct *qp, logrep_struct *rp);
+} part_api;
 
-/* ------------------------------------------------------------ OffsetForLeaderEpoch */
-
-static int handle_epoch_end(logrep_node *n, lr_conn *c)
+static int each_partition(logrep_node *n, lr_conn *c, const part_api *api)
 {
     logrep_struct *rq = logrep_msg_root(n->req);
     int err = init_resp(n);
@@ -696,30 +654,65 @@ static int handle_epoch_end(logrep_node *n, lr_conn *c)
         logrep_struct *rt = lr_f_elem(rs, "Topics", i);
         const char *name;
         int32_t len;
-        lr_f_str(qt, "Topic", &name, &len);
+        lr_f_str(qt, api->topic_name, &name, &len);
         if (name && len >= 0)
-            lr_f_set_str(rt, "Topic", name, len);
+            lr_f_set_str(rt, api->topic_name, name, len);
         int32_t np = lr_f_count(qt, "Partitions");
         lr_f_set_count(rt, "Partitions", np);
         for (int32_t j = 0; j < np; j++) {
             logrep_struct *qp = lr_f_elem(qt, "Partitions", j);
             logrep_struct *rp = lr_f_elem(rt, "Partitions", j);
-            int32_t index = (int32_t)lr_f_int(qp, "Partition");
-            lr_f_set_int(rp, "Partition", index);
+            int32_t index = (int32_t)lr_f_int(qp, api->index_q);
+            lr_f_set_int(rp, api->index_r, index);
             lr_npart *p = name ? part_named(n, name, len, index) : NULL;
-            int32_t e_epoch = -1;
-            int64_t e_off = -1;
-            logrep_err e = p ? lr_partition_epoch_end(p->rep, (int32_t)lr_f_int(qp, "CurrentLeaderEpoch"),
-                                                      (int32_t)lr_f_int(qp, "LeaderEpoch"), &e_epoch, &e_off)
-                             : missing_part_error(n, name, len, index);
-            lr_f_set_int(rp, "ErrorCode", err_code(e));
-            lr_f_set_int(rp, "LeaderEpoch", e_epoch);
-            lr_f_set_int(rp, "EndOffset", e_off);
+            api->fn(n, p, p ? 0 : missing_part_error(n, name, len, index), rq, qp, rp);
         }
     }
     tmpbuf *tmps = NULL;
     return respond_now(n, c, &tmps);
 }
+
+static void list_offsets_part(logrep_node *n, lr_npart *p, int16_t missing,
+                              const logrep_struct *rq, const logrep_struct *qp, logrep_struct *rp)
+{
+    int64_t off = -1, ts = -1;
+    int32_t ep = -1;
+    logrep_err e = missing;
+    if (p)
+        e = lr_partition_list_offsets(p->rep, (int32_t)lr_f_int(qp, "CurrentLeaderEpoch"),
+                                      lr_f_int(qp, "Timestamp"), lr_f_int(rq, "IsolationLevel") == 1,
+                                      &off, &ts, &ep);
+    lr_f_set_int(rp, "ErrorCode", err_code(e));
+    lr_f_set_int(rp, "Offset", off);
+    lr_f_set_int(rp, "Timestamp", ts);
+    lr_f_set_int(rp, "LeaderEpoch", ep);
+    if (logrep_msg_version(n->req) == 0) {
+        int fo = logrep_struct_field(rp, "OldStyleOffsets");
+        logrep_struct_set_count(rp, fo, off >= 0 ? 1 : 0);
+        if (off >= 0)
+            logrep_struct_set_elem_int(rp, fo, 0, off);
+    }
+}
+
+static void epoch_end_part(logrep_node *n, lr_npart *p, int16_t missing, const logrep_struct *rq,
+                           const logrep_struct *qp, logrep_struct *rp)
+{
+    (void)n;
+    (void)rq;
+    int32_t e_epoch = -1;
+    int64_t e_off = -1;
+    logrep_err e = missing;
+    if (p)
+        e = lr_partition_epoch_end(p->rep, (int32_t)lr_f_int(qp, "CurrentLeaderEpoch"),
+                                   (int32_t)lr_f_int(qp, "LeaderEpoch"), &e_epoch, &e_off);
+    lr_f_set_int(rp, "ErrorCode", err_code(e));
+    lr_f_set_int(rp, "LeaderEpoch", e_epoch);
+    lr_f_set_int(rp, "EndOffset", e_off);
+}
+
+static const part_api list_offsets_api = {"Name", "PartitionIndex", "PartitionIndex",
+                                          list_offsets_part};
+static const part_api epoch_end_api = {"Topic", "Partition", "Partition", epoch_end_part};
 
 /* ------------------------------------------------------------ InitProducerId */
 
@@ -951,9 +944,9 @@ int lr_handle_request(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t f
         return handle_fetch(n, c, frame, flen, now_ms, NULL, &answered);
     }
     case LOGREP_API_LIST_OFFSETS:
-        return handle_list_offsets(n, c);
+        return each_partition(n, c, &list_offsets_api);
     case LOGREP_API_OFFSET_FOR_LEADER_EPOCH:
-        return handle_epoch_end(n, c);
+        return each_partition(n, c, &epoch_end_api);
     case LOGREP_API_INIT_PRODUCER_ID:
         return handle_init_producer_id(n, c, now_ms);
     case LOGREP_API_DESCRIBE_CONFIGS:
