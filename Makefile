@@ -64,7 +64,7 @@ BENCHES := $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
 STATIC_LIB := $(B)/liblogrep.a
 SHARED_LIB := $(B)/liblogrep.so.$(VERSION)
 
-.PHONY: all lib tools examples test demo bench fuzz soak deps install uninstall \
+.PHONY: all lib tools examples test demo bench fuzz soak deps install uninstall interop bench-broker \
         clean check-symbols check-layering check-header check-install
 
 all: lib tools examples check-symbols check-layering
@@ -172,6 +172,15 @@ $(B)/examples/cluster-demo: $(DEMO_SRCS) $(wildcard examples/broker/demo/*.h) $(
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE $(CFLAGS) -Iexamples/broker/demo $(DEMO_SRCS) -o $@ $(STATIC_LIB) $(RDKAFKA_LIBS) $(DEPS_LIBS) -lm
 
+# The interop suite (test/interop/): real Kafka clients against a 3-node
+# cluster of logrep-broker processes. `make test INTEROP=0` skips it.
+$(B)/test/rdk_check: test/interop/rdk_check.c $(DEMO_COMMON) $(wildcard examples/broker/demo/*.h) $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE $(CFLAGS) -Iexamples/broker/demo test/interop/rdk_check.c $(DEMO_COMMON) -o $@ $(STATIC_LIB) $(RDKAFKA_LIBS) $(DEPS_LIBS) -lm
+
+interop: all $(B)/test/rdk_check
+	@bash test/interop/run.sh $(B)
+
 # ---------------------------------------------------------------- tests
 deps:
 	@sh tools/deps.sh
@@ -200,6 +209,7 @@ test: deps
 	  if [ -d fuzz/corpus/$$t ]; then \
 	    $(B)/test/replay_$$t fuzz/corpus/$$t || exit 1; fi; done
 	$(B)/test/logrep_test --jobs $(TEST_JOBS) $(TEST_ARGS)
+	@if [ "$(INTEROP)" != 0 ]; then $(MAKE) --no-print-directory interop; fi
 
 # ---------------------------------------------------------------- demo
 demo: deps

@@ -44,6 +44,7 @@ cluster_init() {
             echo "replica.lag.time.max.ms=10000"
             echo "broker.session.timeout.ms=6000"
             echo "broker.heartbeat.interval.ms=500"
+            echo "controlled.shutdown.timeout.ms=5000"
             echo "metrics.listener=http://127.0.0.1:$(free_port)"
             echo "${CL_EXTRA_PROPS:-}"
         } > "$CL_DIR/node$i.properties"
