@@ -115,7 +115,7 @@ static void cut_fetches(sc *c, int32_t f, int on)
 
 /* S1: acks=1 writes on a leader that dies before any follower fetched
  * them are truncated when it returns; they were never readable. */
-Test(sim_scenarios, S01_acks1_leader_loss, .timeout = 120)
+Test(sim_scenarios, S01_acks1_leader_loss)
 {
     sc c;
     start(&c, conf3(101));
@@ -141,7 +141,7 @@ Test(sim_scenarios, S01_acks1_leader_loss, .timeout = 120)
 /* S2 (KIP-101 #1): with epochs a restarted follower keeps the record the
  * leader committed; after the leader dies it is elected and holds it.
  * The restart is a clean one, so the controller keeps it electable. */
-Test(sim_scenarios, S02_hw_truncation_then_election, .timeout = 120)
+Test(sim_scenarios, S02_hw_truncation_then_election)
 {
     logrep_sim_conf k = conf3(102);
     k.brokers = 2;
@@ -165,7 +165,7 @@ Test(sim_scenarios, S02_hw_truncation_then_election, .timeout = 120)
 /* S3 (KIP-101 #2): both replicas lose power; the one back first is
  * elected (unclean) and writes; the other truncates to it. The loss is
  * sanctioned, logs converge. */
-Test(sim_scenarios, S03_double_power_loss, .timeout = 120)
+Test(sim_scenarios, S03_double_power_loss)
 {
     logrep_sim_conf k = conf3(103);
     k.brokers = 2;
@@ -192,7 +192,7 @@ Test(sim_scenarios, S03_double_power_loss, .timeout = 120)
 /* S4 (KIP-279): a chain of fast failovers with acks=1 suffixes written by
  * short-lived leaders; every returning replica reconciles to the current
  * leader's log (multi-round truncation), and committed data survives. */
-Test(sim_scenarios, S04_fast_failover_chain, .timeout = 120)
+Test(sim_scenarios, S04_fast_failover_chain)
 {
     sc c;
     start(&c, conf3(104));
@@ -221,7 +221,7 @@ Test(sim_scenarios, S04_fast_failover_chain, .timeout = 120)
 /* S5: alternating unclean elections (RF 2, unclean on, acks=1): the
  * returning replica truncates over several rounds; losses sanctioned,
  * logs equal. */
-Test(sim_scenarios, S05_alternating_unclean_elections, .timeout = 180)
+Test(sim_scenarios, S05_alternating_unclean_elections)
 {
     logrep_sim_conf k = conf3(105);
     k.brokers = 2;
@@ -255,7 +255,7 @@ Test(sim_scenarios, S05_alternating_unclean_elections, .timeout = 180)
  * for B's records. (Whether A is re-elected in a third epoch, as in the
  * catalog, is the controller's choice; the test asserts C's reconciliation
  * against whichever leader it meets.) */
-Test(sim_scenarios, S06_missed_epoch_same_leader, .timeout = 180)
+Test(sim_scenarios, S06_missed_epoch_same_leader)
 {
     logrep_sim_conf k = conf3(106);
     k.session_timeout_ms = 8000;
@@ -286,7 +286,7 @@ Test(sim_scenarios, S06_missed_epoch_same_leader, .timeout = 180)
  * old leader does. Here: the leader is cut from the controller, so its
  * followers see the new epoch first and their fetches to it are fenced
  * (UNKNOWN_LEADER_EPOCH/NOT_LEADER) rather than used for truncation. */
-Test(sim_scenarios, S07_reconcile_against_stale_leader, .timeout = 120)
+Test(sim_scenarios, S07_reconcile_against_stale_leader)
 {
     sc c;
     start(&c, conf3(107));
@@ -303,7 +303,7 @@ Test(sim_scenarios, S07_reconcile_against_stale_leader, .timeout = 120)
 
 /* S8 (KAFKA-7128): a follower that catches up to a new leader's stale HW
  * does not join the ISR before it reaches the leader epoch start offset. */
-Test(sim_scenarios, S08_isr_expansion_needs_leso, .timeout = 120)
+Test(sim_scenarios, S08_isr_expansion_needs_leso)
 {
     sc c;
     start(&c, conf3(108));
@@ -331,7 +331,7 @@ Test(sim_scenarios, S08_isr_expansion_needs_leso, .timeout = 120)
 
 /* S9 (AsyncIsr): while an ISR expansion is in flight the HW waits for the
  * joining replica (maximal ISR). The checker's I6 bound covers it. */
-Test(sim_scenarios, S09_async_isr_update, .timeout = 120)
+Test(sim_scenarios, S09_async_isr_update)
 {
     sc c;
     start(&c, conf3(109));
@@ -351,7 +351,7 @@ Test(sim_scenarios, S09_async_isr_update, .timeout = 120)
 
 /* S10 (KIP-903): a replica that restarts with lost data gets a new broker
  * epoch and is not in the ISR until it re-fetched. */
-Test(sim_scenarios, S10_stale_broker_epoch_rejoin, .timeout = 120)
+Test(sim_scenarios, S10_stale_broker_epoch_rejoin)
 {
     sc c;
     start(&c, conf3(110));
@@ -374,7 +374,7 @@ Test(sim_scenarios, S10_stale_broker_epoch_rejoin, .timeout = 120)
 /* S11 (Jepsen 2013): followers partitioned away; the leader cannot keep
  * acking acks=all alone (NOT_ENOUGH_REPLICAS once the ISR shrinks below
  * min ISR), a follower is elected from the ELR, no acked write is lost. */
-Test(sim_scenarios, S11_isr_shrink_no_acked_loss, .timeout = 120)
+Test(sim_scenarios, S11_isr_shrink_no_acked_loss)
 {
     sc c;
     start(&c, conf3(111));
@@ -398,7 +398,7 @@ Test(sim_scenarios, S11_isr_shrink_no_acked_loss, .timeout = 120)
 
 /* S12 (KIP-966): the last ISR member loses power; the ELR member is
  * elected, acked data survives. */
-Test(sim_scenarios, S12_last_replica_standing_power_loss, .timeout = 180)
+Test(sim_scenarios, S12_last_replica_standing_power_loss)
 {
     sc c;
     start(&c, conf3(112));
@@ -419,7 +419,7 @@ Test(sim_scenarios, S12_last_replica_standing_power_loss, .timeout = 180)
 
 /* S13: whole-cluster power outage; unclean restarts empty ISR and ELR:
  * the partition stays offline (unclean election off). */
-Test(sim_scenarios, S13_whole_cluster_outage, .timeout = 120)
+Test(sim_scenarios, S13_whole_cluster_outage)
 {
     sc c;
     start(&c, conf3(113));
@@ -439,7 +439,7 @@ Test(sim_scenarios, S13_whole_cluster_outage, .timeout = 120)
 
 /* S14: a replaced disk: the replica restarts empty, stays out of ISR/ELR
  * until it re-fetched everything. */
-Test(sim_scenarios, S14_disk_loss, .timeout = 120)
+Test(sim_scenarios, S14_disk_loss)
 {
     sc c;
     start(&c, conf3(114));
@@ -455,7 +455,7 @@ Test(sim_scenarios, S14_disk_loss, .timeout = 120)
 /* S15: a zombie leader cut from followers and controller: acks=all writes
  * are never acknowledged, acks=1 writes vanish, nothing uncommitted is
  * read. */
-Test(sim_scenarios, S15_zombie_leader, .timeout = 120)
+Test(sim_scenarios, S15_zombie_leader)
 {
     sc c;
     start(&c, conf3(115));
@@ -475,7 +475,7 @@ Test(sim_scenarios, S15_zombie_leader, .timeout = 120)
 }
 
 /* S16: a flapping follower (its connections reset often). */
-Test(sim_scenarios, S16_flapping_follower, .timeout = 120)
+Test(sim_scenarios, S16_flapping_follower)
 {
     sc c;
     start(&c, conf3(116));
@@ -492,7 +492,7 @@ Test(sim_scenarios, S16_flapping_follower, .timeout = 120)
 
 /* S17: a slow follower (paused longer than the lag limit) leaves the ISR
  * and rejoins after catching up. */
-Test(sim_scenarios, S17_slow_follower, .timeout = 120)
+Test(sim_scenarios, S17_slow_follower)
 {
     sc c;
     start(&c, conf3(117));
@@ -512,7 +512,7 @@ Test(sim_scenarios, S17_slow_follower, .timeout = 120)
 
 /* S18: clock jumps on the leader shrink the ISR (availability only); no
  * safety invariant depends on clocks. */
-Test(sim_scenarios, S18_clock_jumps, .timeout = 120)
+Test(sim_scenarios, S18_clock_jumps)
 {
     sc c;
     start(&c, conf3(118));
@@ -528,7 +528,7 @@ Test(sim_scenarios, S18_clock_jumps, .timeout = 120)
 
 /* S19: a torn tail after power loss is cut by recovery; the lost suffix
  * is re-fetched or was uncommitted. */
-Test(sim_scenarios, S19_torn_write_tail, .timeout = 120)
+Test(sim_scenarios, S19_torn_write_tail)
 {
     sc c;
     start(&c, conf3(119));
@@ -545,7 +545,7 @@ Test(sim_scenarios, S19_torn_write_tail, .timeout = 120)
 
 /* S20: resets, delays and retries: idempotent producers see no duplicate
  * or reordering (I11) under connection resets and leader changes. */
-Test(sim_scenarios, S20_resets_and_retries, .timeout = 120)
+Test(sim_scenarios, S20_resets_and_retries)
 {
     sc c;
     start(&c, conf3(120));
@@ -569,7 +569,7 @@ Test(sim_scenarios, S20_resets_and_retries, .timeout = 120)
 /* S24 (KIP-207): a new leader with a stale HW answers ListOffsets with
  * OFFSET_NOT_AVAILABLE until its HW reaches its epoch start; nothing
  * reports an end offset below one already shown (checked by I7/I9). */
-Test(sim_scenarios, S24_new_leader_stale_hw, .timeout = 120)
+Test(sim_scenarios, S24_new_leader_stale_hw)
 {
     sc c;
     start(&c, conf3(124));
@@ -595,7 +595,7 @@ Test(sim_scenarios, S24_new_leader_stale_hw, .timeout = 120)
 /* S25 (KIP-392): reading from a lagging follower in the consumer's rack:
  * below its HW records, between its HW and LEO nothing, beyond its LEO
  * OFFSET_OUT_OF_RANGE. */
-Test(sim_scenarios, S25_follower_fetching, .timeout = 120)
+Test(sim_scenarios, S25_follower_fetching)
 {
     sc c;
     start(&c, conf3(125));

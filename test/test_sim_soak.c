@@ -87,7 +87,7 @@ ParameterizedTestParameters(sim, random_seeds)
     return cr_make_param_array(int, chunks, SWEEP_TESTS);
 }
 
-ParameterizedTest(int *chunk, sim, random_seeds, .timeout = 600)
+ParameterizedTest(int *chunk, sim, random_seeds)
 {
     int failed = 0;
     uint64_t first = 1 + (uint64_t)*chunk * SWEEP_SEEDS;
@@ -99,7 +99,7 @@ ParameterizedTest(int *chunk, sim, random_seeds, .timeout = 600)
 
 /* LOGREP_SIM_SEED=S (and LOGREP_SIM_BUG) replays one seed with the whole
  * trace tail; without it, seed 1. */
-Test(sim, reproduce, .timeout = 300)
+Test(sim, reproduce)
 {
     const char *one = getenv("LOGREP_SIM_SEED");
     uint64_t seed = one && *one ? strtoull(one, NULL, 10) : 1;
@@ -123,12 +123,12 @@ static void bug_sweep(const char *bug)
     cr_assert_eq(clean_failed, 0, "the seed that caught %s also fails without the bug", bug);
 }
 
-Test(sim, checker_catches_hw_ignores_isr, .timeout = 300)
+Test(sim, checker_catches_hw_ignores_isr)
 {
     bug_sweep("hw-ignores-isr");
 }
 
-Test(sim, checker_catches_no_truncate, .timeout = 300)
+Test(sim, checker_catches_no_truncate)
 {
     bug_sweep("no-truncate");
 }
