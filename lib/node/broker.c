@@ -91,6 +91,12 @@ static int open_part(logrep_node *n, const lr_md_topic *t, int32_t index, int64_
     p->index = index;
     p->seen_partition_epoch = -1;
     n->n_parts++;
+    if ((err = lr_node_part_indexed(n)) != 0) {
+        n->n_parts--;
+        lr_partition_free(p->rep, 0);
+        lr_strfree(&n->alloc, p->topic);
+        return err;
+    }
     *out = p;
     return 0;
 }

@@ -228,6 +228,7 @@ LOGREP_API void logrep_node_free(logrep_node *n, int abandon)
         lr_strfree(&n->alloc, n->parts[i].topic);
     }
     lr_free(&n->alloc, n->parts, n->cap_parts * sizeof *n->parts);
+    lr_free(&n->alloc, n->part_index, n->part_index_cap * sizeof *n->part_index);
     while (n->conns) {
         lr_conn *c = n->conns;
         n->conns = c->next;
@@ -441,20 +442,62 @@ int lr_node_send_request(logrep_node *n, lr_peer *p, int kind, void *ctx, int64_
 
 /* ------------------------------------------------------------ partitions */
 
-lr_npart *lr_node_part(logrep_node *n, const char *topic, int32_t index)
+static size_t part_hash(const uint8_t id[16], int32_t index)
 {
-    for (size_t i = 0; i < n->n_parts; i++)
-        if (n->parts[i].index == index && strcmp(n->parts[i].topic, topic) == 0)
-            return &n->parts[i];
-    return NULL;
+    uint64_t h = 1469598103934665603ULL;
+    for (int i = 0; i < 16; i++)
+        h = (h ^ id[i]) * 1099511628211ULL;
+    h = (h ^ (uint32_t)index) * 1099511628211ULL;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static void index_insert(logrep_node *n, size_t pos)
+{
+    size_t mask = n->part_index_cap - 1;
+    size_t i = part_hash(n->parts[pos].topic_id, n->parts[pos].index) & mask;
+    while (n->part_index[i])
+        i = (i + 1) & mask;
+    n->part_index[i] = (uint32_t)pos + 1;
+}
+
+int lr_node_part_indexed(logrep_node *n)
+{
+    /* Keep the load below one half; rebuild on growth. */
+    if (n->n_parts * 2 > n->part_index_cap) {
+        size_t cap = n->part_index_cap ? n->part_index_cap * 2 : 64;
+        while (n->n_parts * 2 > cap)
+            cap *= 2;
+        uint32_t *t = lr_calloc(&n->alloc, cap, sizeof *t);
+        if (!t)
+            return LOGREP_ERR__NOMEM;
+        lr_free(&n->alloc, n->part_index, n->part_index_cap * sizeof *n->part_index);
+        n->part_index = t;
+        n->part_index_cap = cap;
+        for (size_t i = 0; i + 1 < n->n_parts; i++)
+            index_insert(n, i);
+    }
+    index_insert(n, n->n_parts - 1);
+    return 0;
 }
 
 lr_npart *lr_node_part_by_id(logrep_node *n, const uint8_t id[16], int32_t index)
 {
-    for (size_t i = 0; i < n->n_parts; i++)
-        if (n->parts[i].index == index && memcmp(n->parts[i].topic_id, id, 16) == 0)
-            return &n->parts[i];
+    if (!n->part_index_cap)
+        return NULL;
+    size_t mask = n->part_index_cap - 1;
+    for (size_t i = part_hash(id, index) & mask; n->part_index[i]; i = (i + 1) & mask) {
+        lr_npart *p = &n->parts[n->part_index[i] - 1];
+        if (p->index == index && memcmp(p->topic_id, id, 16) == 0)
+            return p;
+    }
     return NULL;
+}
+
+lr_npart *lr_node_part(logrep_node *n, const char *topic, int32_t index)
+{
+    const lr_md_topic *t = lr_md_topic_by_name(n->img, topic);
+    lr_npart *p = t ? lr_node_part_by_id(n, t->id, index) : NULL;
+    return p && strcmp(p->topic, topic) == 0 ? p : NULL;
 }
 
 /* ------------------------------------------------------------ events */

@@ -126,6 +126,10 @@ struct logrep_node {
 
     lr_npart *parts;
     size_t n_parts, cap_parts;
+    /* Open-addressing index of parts by (topic id, partition): slot holds
+     * the part's position + 1, 0 when empty. Capacity a power of two. */
+    uint32_t *part_index;
+    size_t part_index_cap;
 
     lr_conn *conns;
     lr_peer *peers;
@@ -156,6 +160,8 @@ int lr_node_finish(logrep_node *n, lr_conn *c, lr_slot *s, logrep_msg *resp);
 void lr_node_flush_conn(logrep_node *n, lr_conn *c);
 lr_npart *lr_node_part(logrep_node *n, const char *topic, int32_t index);
 lr_npart *lr_node_part_by_id(logrep_node *n, const uint8_t id[16], int32_t index);
+/* Adds parts[n_parts - 1] to the index (call right after appending it). */
+int lr_node_part_indexed(logrep_node *n);
 lr_peer *lr_node_peer(logrep_node *n, int32_t node_id);
 /* Sends n->out to a peer, remembering the request. ctx is kept. */
 int lr_node_send_request(logrep_node *n, lr_peer *p, int kind, void *ctx, int64_t now_ms);
