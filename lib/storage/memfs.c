@@ -28,6 +28,8 @@ typedef struct mem_bytes {
 
 typedef struct mem_node {
     struct mem_node *next;
+    struct mem_node *hnext; /* bucket chain of linked nodes */
+    uint64_t hash;          /* of path */
     char *path;
     int is_dir;
     int linked;       /* still has a name */
@@ -48,6 +50,8 @@ typedef struct mem_fs {
     int crash;
     uint32_t sector;
     mem_node *nodes;
+    mem_node **buckets;     /* linked nodes by path hash */
+    size_t nbuckets, nlinked;
     uint64_t seq;
     uint64_t counts[5];
     int last_errno;
@@ -148,17 +152,72 @@ static void node_free(mem_fs *fs, mem_node *n)
     lr_free(&fs->alloc, n, sizeof *n);
 }
 
-static mem_node *lookup(mem_fs *fs, const char *path)
+static uint64_t path_hash(const char *p, size_t len)
 {
-    for (mem_node *n = fs->nodes; n; n = n->next)
-        if (n->linked && strcmp(n->path, path) == 0)
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (uint8_t)p[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* Path lookups are hashed: partitions make thousands of files. */
+static mem_node *lookup_len(mem_fs *fs, const char *path, size_t len)
+{
+    if (!fs->nbuckets)
+        return NULL;
+    uint64_t h = path_hash(path, len);
+    for (mem_node *n = fs->buckets[h & (fs->nbuckets - 1)]; n; n = n->hnext)
+        if (n->hash == h && strncmp(n->path, path, len) == 0 && n->path[len] == 0)
             return n;
     return NULL;
+}
+
+static mem_node *lookup(mem_fs *fs, const char *path)
+{
+    return lookup_len(fs, path, strlen(path));
+}
+
+static void hash_remove(mem_fs *fs, mem_node *n)
+{
+    mem_node **pp = &fs->buckets[n->hash & (fs->nbuckets - 1)];
+    while (*pp && *pp != n)
+        pp = &(*pp)->hnext;
+    if (*pp) {
+        *pp = n->hnext;
+        fs->nlinked--;
+    }
+}
+
+/* Adds a linked node; grows the table at load 1. 0 or __NOMEM. */
+static int hash_add(mem_fs *fs, mem_node *n)
+{
+    if (fs->nlinked + 1 > fs->nbuckets) {
+        size_t nb = fs->nbuckets ? fs->nbuckets * 2 : 64;
+        mem_node **b = lr_calloc(&fs->alloc, nb, sizeof *b);
+        if (!b)
+            return LOGREP_ERR__NOMEM;
+        for (size_t i = 0; i < fs->nbuckets; i++) {
+            for (mem_node *x = fs->buckets[i], *next; x; x = next) {
+                next = x->hnext;
+                x->hnext = b[x->hash & (nb - 1)];
+                b[x->hash & (nb - 1)] = x;
+            }
+        }
+        lr_free(&fs->alloc, fs->buckets, fs->nbuckets * sizeof *fs->buckets);
+        fs->buckets = b;
+        fs->nbuckets = nb;
+    }
+    n->hash = path_hash(n->path, strlen(n->path));
+    n->hnext = fs->buckets[n->hash & (fs->nbuckets - 1)];
+    fs->buckets[n->hash & (fs->nbuckets - 1)] = n;
+    fs->nlinked++;
+    return 0;
 }
 
 /* Unlinks n from the namespace; frees it when no file refers to it. */
 static void unlink_node(mem_fs *fs, mem_node *n)
 {
+    hash_remove(fs, n);
     n->linked = 0;
     if (n->refs)
         return;
@@ -175,11 +234,8 @@ static int parent_exists(mem_fs *fs, const char *path)
     const char *slash = strrchr(path, '/');
     if (!slash || slash == path)
         return 1;
-    size_t plen = (size_t)(slash - path);
-    for (mem_node *n = fs->nodes; n; n = n->next)
-        if (n->linked && n->is_dir && strlen(n->path) == plen && memcmp(n->path, path, plen) == 0)
-            return 1;
-    return 0;
+    mem_node *n = lookup_len(fs, path, (size_t)(slash - path));
+    return n && n->is_dir;
 }
 
 static logrep_err err_no(mem_fs *fs, logrep_err err, int e)
@@ -200,6 +256,11 @@ static mem_node *node_new(mem_fs *fs, const char *path, int is_dir)
     }
     n->is_dir = is_dir;
     n->linked = 1;
+    if (hash_add(fs, n) != 0) {
+        lr_strfree(&fs->alloc, n->path);
+        lr_free(&fs->alloc, n, sizeof *n);
+        return NULL;
+    }
     n->next = fs->nodes;
     fs->nodes = n;
     return n;
@@ -371,8 +432,13 @@ static logrep_err m_rename(void *ctx, const char *from, const char *to)
     mem_node *old = lookup(fs, to);
     if (old)
         unlink_node(fs, old);
+    hash_remove(fs, n);
     lr_strfree(&fs->alloc, n->path);
     n->path = p;
+    if (hash_add(fs, n) != 0) {
+        /* Cannot fail: removing n made room for it again. */
+        n->linked = 0;
+    }
     return LOGREP_OK;
 }
 
@@ -468,6 +534,7 @@ static void m_destroy(void *ctx)
         nx = n->next;
         node_free(fs, n);
     }
+    lr_free(&fs->alloc, fs->buckets, fs->nbuckets * sizeof *fs->buckets);
     lr_alloc a = fs->alloc;
     lr_free(&a, fs, sizeof *fs);
 }
