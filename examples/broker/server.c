@@ -644,12 +644,15 @@ static void sweep(void)
         while (list) {
             conn *c = list;
             list = c->next_dirty;
-            c->dirty = 0;
+            /* c->dirty stays set while it is handled, so a kill inside
+             * conn_flush cannot queue it twice. */
             if (c->state == S_OPEN)
                 conn_flush(c);
             if (c->state == S_DEAD) {
                 c->next_dirty = dead;
                 dead = c;
+            } else {
+                c->dirty = 0;
             }
         }
         while (dead) {

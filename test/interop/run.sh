@@ -39,10 +39,13 @@ trap 'exit 130' INT TERM
 
 pass() { PASS=$((PASS+1)); echo "interop: ok   $1"; }
 fail() { FAIL=$((FAIL+1)); FAILED="$FAILED; $1"; echo "interop: FAIL $1${2:+: $2}"; }
-check() { # check NAME COMMAND...
+check() { # check NAME COMMAND... (runs in this shell: node pids stay known)
     local name=$1; shift
-    local out
-    if out=$("$@" 2>&1); then pass "$name"; else fail "$name" "$(echo "$out" | tail -5)"; fi
+    if "$@" > "$CL_DIR/check.out" 2>&1; then
+        pass "$name"
+    else
+        fail "$name" "$(grep -v '^%[0-9]|' "$CL_DIR/check.out" | tail -5)"
+    fi
 }
 K() { timeout 30 kcat -b "$BOOTSTRAP" -X socket.timeout.ms=20000 "$@"; }
 
