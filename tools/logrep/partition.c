@@ -389,7 +389,7 @@ static void verify_epochs(vstate *v)
                 vbad(v, "bad entry", path, i);
                 break;
             }
-            if (s >= v->next && s > 0)
+            if (s > v->next)
                 vbad(v, "epoch start beyond the log end:", path, s);
             p += used;
             pe = e;
