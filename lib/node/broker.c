@@ -517,40 +517,51 @@ void lr_broker_tick(logrep_node *n, int64_t now_ms)
 
 /* ------------------------------------------------------------ responses */
 
+/* The partition of a fetch response answering fc->p[k]: the leader
+ * answers topics in request order (one topic entry per partition here),
+ * so position k is tried first, then a search. */
+static logrep_struct *find_fetched(logrep_struct *rs, int fr, int32_t nt, const fetch_ctx *fc,
+                                   int32_t k)
+{
+    for (int32_t step = 0; step <= nt; step++) {
+        int32_t i = step == 0 ? k : step - 1;
+        if (i >= nt || (step > 0 && i == k))
+            continue;
+        logrep_struct *t = logrep_struct_elem(rs, fr, i);
+        const uint8_t *tid = logrep_struct_uuid(t, logrep_struct_field(t, "TopicId"));
+        if (!tid || memcmp(tid, fc->p[k].topic_id, 16) != 0)
+            continue;
+        int fp = logrep_struct_field(t, "Partitions");
+        int32_t np = logrep_struct_count(t, fp);
+        for (int32_t j = 0; j < np; j++) {
+            logrep_struct *pe = logrep_struct_elem(t, fp, j);
+            if (lr_f_int(pe, "PartitionIndex") == fc->p[k].index)
+                return pe;
+        }
+    }
+    return NULL;
+}
+
 static void replica_fetch_done(logrep_node *n, fetch_ctx *fc, int64_t now_ms)
 {
     logrep_struct *rs = logrep_msg_root(n->in);
     int16_t top = (int16_t)lr_f_int(rs, "ErrorCode");
-    int32_t nt = lr_f_count(rs, "Responses");
-    /* Answer each asked partition from the response (matched by topic id
-     * and index); partitions missing from it are retried. */
+    int fr = logrep_struct_field(rs, "Responses");
+    int32_t nt = logrep_struct_count(rs, fr);
     for (int32_t k = 0; k < fc->n; k++) {
         lr_npart *p = lr_node_part_by_id(n, fc->p[k].topic_id, fc->p[k].index);
         if (!p)
             continue;
-        logrep_struct *found = NULL;
-        for (int32_t i = 0; i < nt && !found; i++) {
-            logrep_struct *t = lr_f_elem(rs, "Responses", i);
-            const uint8_t *tid = logrep_struct_uuid(t, logrep_struct_field(t, "TopicId"));
-            if (!tid || memcmp(tid, fc->p[k].topic_id, 16) != 0)
-                continue;
-            int32_t np = lr_f_count(t, "Partitions");
-            for (int32_t j = 0; j < np; j++) {
-                logrep_struct *pe = lr_f_elem(t, "Partitions", j);
-                if (lr_f_int(pe, "PartitionIndex") == fc->p[k].index) {
-                    found = pe;
-                    break;
-                }
-            }
-        }
-        if (!found || top) {
+        logrep_struct *found = top ? NULL : find_fetched(rs, fr, nt, fc, k);
+        if (!found) {
             lr_partition_follower_fetch_failed(p->rep);
             continue;
         }
         int32_t de = -1;
         int64_t deo = -1;
-        if (logrep_struct_tag_present(found, logrep_struct_field(found, "DivergingEpoch"))) {
-            logrep_struct *d = logrep_struct_struct(found, logrep_struct_field(found, "DivergingEpoch"));
+        int fd = logrep_struct_field(found, "DivergingEpoch");
+        if (logrep_struct_tag_present(found, fd)) {
+            logrep_struct *d = logrep_struct_struct(found, fd);
             de = (int32_t)lr_f_int(d, "Epoch");
             deo = lr_f_int(d, "EndOffset");
         }

@@ -24,6 +24,11 @@ int logrep_struct_field(const logrep_struct *n, const char *name)
 {
     if (!n || !n->s || !name)
         return -1;
+    /* Callers pass string literals, which the linker merges with the
+     * schema's: compare addresses first, characters only if that fails. */
+    for (int i = 0; i < n->s->nfields; i++)
+        if (n->s->fields[i].name == name)
+            return i;
     for (int i = 0; i < n->s->nfields; i++)
         if (strcmp(n->s->fields[i].name, name) == 0)
             return i;
