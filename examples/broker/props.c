@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "broker.h"
 
@@ -283,6 +286,21 @@ int broker_conf_load(broker_conf *bc, const char *path, char **overrides, int n_
         set_one(L, "--override", trim(kv), trim(eq + 1));
     }
     apply_aliases(L);
+
+    /* The library reads no random source of its own; the host seeds it
+     * (broker incarnation ids must differ between restarts, or the
+     * controller takes a restarted broker for its previous life). */
+    if (!explicit_set(L, "logrep.random.seed")) {
+        uint64_t seed = 0;
+        if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)getpid();
+        }
+        char sv[32];
+        snprintf(sv, sizeof sv, "%lld", (long long)(seed >> 1));
+        logrep_conf_set(bc->conf, "logrep.random.seed", sv, NULL, 0);
+    }
 
     /* Host properties. */
     bc->max_connections = 1000;
