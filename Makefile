@@ -208,8 +208,9 @@ test: deps
 	@for t in $(FUZZ_NAMES); do \
 	  if [ -d fuzz/corpus/$$t ]; then \
 	    $(B)/test/replay_$$t fuzz/corpus/$$t || exit 1; fi; done
-	$(B)/test/logrep_test --jobs $(TEST_JOBS) $(TEST_ARGS)
-	@if [ "$(INTEROP)" != 0 ]; then $(MAKE) --no-print-directory interop; fi
+	@st=0; $(B)/test/logrep_test --jobs $(TEST_JOBS) $(TEST_ARGS) || st=1; \
+	if [ "$(INTEROP)" != 0 ]; then $(MAKE) --no-print-directory interop || st=1; fi; \
+	exit $$st
 
 # ---------------------------------------------------------------- demo
 demo: deps
