@@ -764,6 +764,13 @@ LOGREP_API logrep_err logrep_log_truncate(logrep_log *log, int64_t offset)
     log->leo = s->next_offset;
     if (log->recovery_point > log->leo)
         log->recovery_point = log->leo;
+    /* The cut must be durable before anything that depends on it (the
+     * epoch checkpoint, new appends): a crash must not bring the cut
+     * batches back under an epoch cache that says otherwise. */
+    if ((err = lr_seg_sync(log, s))) {
+        log->failed = LOGREP_ERR_KAFKA_STORAGE_ERROR;
+        return err;
+    }
     if ((err = set_epochs_end(log, log->leo)))
         return err;
     return lr_log_rebuild_producers(log, INT64_MIN / 2);
