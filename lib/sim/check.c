@@ -173,6 +173,12 @@ static int grow_c(lr_sim_cpart *cp, size_t n)
 static void sanction(logrep_sim *s, int32_t part, const char *why)
 {
     s->cp[part].gen++;
+    /* From here on only leaders of the controller's current epoch or later
+     * can commit: a stale leader waking up in an older epoch exposes data
+     * the sanctioned loss already gave up. */
+    const lr_md_partition *mp = lr_sim_ctl_part(s, part);
+    if (mp && mp->leader_epoch > s->cp[part].gen_epoch)
+        s->cp[part].gen_epoch = mp->leader_epoch;
     s->stats.sanctioned++;
     lr_sim_trace(s, "checker: partition %d enters sanctioned-loss generation %u: %s", part,
                  s->cp[part].gen, why);
@@ -185,6 +191,7 @@ static void rebase(logrep_sim *s, int32_t part, int64_t at, const char *why)
     lr_sim_trace(s, "checker: sanctioned loss on partition %d: C rebased from %lld to %lld (%s)", part,
                  (long long)cp->true_hw, (long long)at, why);
     cp->true_hw = at;
+    cp->rebases++;
     for (size_t i = 0; i < cp->n_seqs; i++)
         cp->seqs[i].gen = (uint32_t)-1; /* forget sequence expectations */
 }
@@ -332,6 +339,7 @@ static void check_controller(logrep_sim *s, int32_t part, const lr_md_partition 
             cp->lossy[id] = 2;
         else if (cp->lossy[id] == 2 && in && s->node[id]) {
             cp->lossy[id] = 0;
+            cp->lossy_end_epoch[id] = mp->leader_epoch;
             lr_sim_trace(s, "checker: lossy failure of node %d on partition %d ends (back in ISR)", id, part);
         }
         if (cp->lossy[id])
@@ -441,8 +449,10 @@ static void check_replica(logrep_sim *s, int32_t part, int32_t id, const lr_md_p
         int64_t leos[LR_MAX_REPLICAS];
         int32_t n = lr_partition_sim_isr(np->rep, ids, leos, LR_MAX_REPLICAS);
         for (int32_t i = 0; i < n && i < LR_MAX_REPLICAS; i++) {
-            if (ids[i] >= 1 && ids[i] <= s->nb && cp->lossy[ids[i]])
-                continue; /* lost data it had reported: a fault, not the leader's doing */
+            if (ids[i] >= 1 && ids[i] <= s->nb &&
+                (cp->lossy[ids[i]] || e < cp->lossy_end_epoch[ids[i]]))
+                continue; /* lost data it had reported (seen by this epoch's leader):
+                           * a fault, not the leader's doing */
             int64_t bound = leos[i] >= 0 ? leos[i] : cp->ten_hw0[id];
             if (st.high_watermark > bound) {
                 lr_sim_fail(s, "I6: leader %d of partition %d has HW %lld above %s %lld of ISR member %d "
@@ -453,13 +463,15 @@ static void check_replica(logrep_sim *s, int32_t part, int32_t id, const lr_md_p
                 return;
             }
         }
-        /* I1 */
-        if (match_c(s, part, id, r, r->start,
-                    st.high_watermark < cp->true_hw ? st.high_watermark : cp->true_hw, "I1"))
-            return;
-        extend_c(s, part, id, r, st.high_watermark);
-        if (s->failed)
-            return;
+        /* I1 (leaders of an epoch a sanctioned loss left behind are zombies) */
+        if (e >= cp->gen_epoch) {
+            if (match_c(s, part, id, r, r->start,
+                        st.high_watermark < cp->true_hw ? st.high_watermark : cp->true_hw, "I1"))
+                return;
+            extend_c(s, part, id, r, st.high_watermark);
+            if (s->failed)
+                return;
+        }
     }
     /* I2: below its HW every replica holds C. */
     int64_t lim = st.high_watermark < r->leo ? st.high_watermark : r->leo;
@@ -565,12 +577,28 @@ void lr_sim_check_not_appended(logrep_sim *s, int32_t part, uint64_t first, int3
     }
 }
 
-void lr_sim_check_read(logrep_sim *s, int32_t part, int64_t o, uint64_t id)
+/* A replica of an epoch that a sanctioned loss left behind (a zombie
+ * leader that has not heard of the unclean election yet) may still serve
+ * what the loss gave up: that is the sanctioned loss itself, logged, not a
+ * new violation. */
+static int zombie_serve(logrep_sim *s, int32_t part, int32_t epoch)
+{
+    const lr_sim_cpart *cp = &s->cp[part];
+    if (cp->gen == 0 || epoch < 0 || epoch >= cp->gen_epoch)
+        return 0;
+    lr_sim_trace(s, "checker: partition %d: a replica of epoch %d served data the sanctioned loss "
+                    "(generation %u, epoch %d) gave up", part, epoch, cp->gen, cp->gen_epoch);
+    return 1;
+}
+
+void lr_sim_check_read(logrep_sim *s, int32_t part, int64_t o, uint64_t id, int32_t batch_epoch)
 {
     lr_sim_cpart *cp = &s->cp[part];
     char b[40];
     rid_str(id, b, sizeof b);
     if (o >= cp->true_hw) {
+        if (zombie_serve(s, part, batch_epoch))
+            return;
         lr_sim_fail(s, "I9: consumer read %s at offset %lld of partition %d, at or above the true HW %lld",
                     b, (long long)o, part, (long long)cp->true_hw);
         return;
@@ -589,16 +617,20 @@ void lr_sim_check_read(logrep_sim *s, int32_t part, int64_t o, uint64_t id)
             s->acked[i].read = 1;
 }
 
-void lr_sim_check_end_offset(logrep_sim *s, lr_sim_actor *a, int64_t end, int from_list)
+void lr_sim_check_end_offset(logrep_sim *s, lr_sim_actor *a, int64_t end, int from_list,
+                             int32_t epoch)
 {
     lr_sim_cpart *cp = &s->cp[a->partition];
+    if (end > cp->true_hw && zombie_serve(s, a->partition, epoch))
+        return;
     if (end > cp->true_hw) {
         lr_sim_fail(s, "I9: client %d was told end offset %lld of partition %d, above the true HW %lld",
                     a->idx, (long long)end, a->partition, (long long)cp->true_hw);
         return;
     }
-    if ((uint32_t)a->max_seen_gen != cp->gen) {
+    if ((uint32_t)a->max_seen_gen != cp->gen || a->max_seen_rebases != cp->rebases) {
         a->max_seen_gen = (int)cp->gen;
+        a->max_seen_rebases = cp->rebases;
         a->max_seen_end = 0;
     }
     if (from_list && end < a->max_seen_end) {

@@ -315,7 +315,7 @@ static int parse_records(logrep_sim *s, lr_sim_actor *a, const uint8_t *recs, in
             if (rec.value_len == 8)
                 for (int k = 0; k < 8; k++)
                     id = id << 8 | rec.value[k];
-            lr_sim_check_read(s, a->partition, rec.offset, id);
+            lr_sim_check_read(s, a->partition, rec.offset, id, h.partition_leader_epoch);
             *next = rec.offset + 1;
             n++;
         }
@@ -325,6 +325,19 @@ static int parse_records(logrep_sim *s, lr_sim_actor *a, const uint8_t *recs, in
     }
     s->stats.consumed += n;
     return n;
+}
+
+/* The leader epoch of the replica the actor asked, as it stands now
+ * (epochs only grow, so a zombie is still one when its answer arrives). */
+static int32_t served_epoch(logrep_sim *s, const lr_sim_actor *a)
+{
+    if (a->leader < 1 || a->leader > s->nn || !s->node[a->leader])
+        return -1;
+    logrep_partition_info pi;
+    for (size_t i = 0; logrep_node_partition(s->node[a->leader], i, &pi) == LOGREP_OK; i++)
+        if (pi.partition == a->partition)
+            return pi.leader_epoch;
+    return -1;
 }
 
 static void on_fetch(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
@@ -354,7 +367,7 @@ static void on_fetch(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
         a->r_records = n;
     else
         a->position = next;
-    lr_sim_check_end_offset(s, a, fi(rp, "HighWatermark"), 0);
+    lr_sim_check_end_offset(s, a, fi(rp, "HighWatermark"), 0, served_epoch(s, a));
 }
 
 static void on_list(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
@@ -374,7 +387,7 @@ static void on_list(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
         return;
     }
     if (a->kind != ACT_ONESHOT || a->q_ts == -1)
-        lr_sim_check_end_offset(s, a, off, 1);
+        lr_sim_check_end_offset(s, a, off, 1, rp ? (int32_t)fi(rp, "LeaderEpoch") : -1);
 }
 
 void lr_sim_actor_frame(logrep_sim *s, lr_sim_actor *a, uint64_t end, const uint8_t *data,

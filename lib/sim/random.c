@@ -82,6 +82,14 @@ LOGREP_API logrep_err logrep_sim_heal(logrep_sim *s, int64_t max_ms)
     for (int32_t id = 1; id <= s->nn; id++) {
         if (s->st[id])
             logrep_storage_crash_inject(s->st[id], LOGREP_STORAGE_OP_ALL, 0, LOGREP_ERR__IO, 0);
+        /* A log that failed on a disk error stays failed until the broker
+         * restarts (Kafka takes the log directory offline): the operator
+         * restarts brokers that saw disk errors. */
+        if (s->node[id] && s->disk_faulted[id]) {
+            lr_sim_trace(s, "heal: restarting node %d after its disk errors", id);
+            logrep_sim_kill(s, id, LOGREP_SIM_CRASH_PROCESS);
+        }
+        s->disk_faulted[id] = 0;
         if (!s->node[id] && logrep_sim_restart(s, id) != LOGREP_OK) {
             lr_sim_fail(s, "I15: node %d does not restart", id);
             return LOGREP_ERR__CORRUPT;

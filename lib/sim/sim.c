@@ -550,6 +550,7 @@ LOGREP_API logrep_err logrep_sim_disk_fault(logrep_sim *s, int32_t id, logrep_er
         return LOGREP_ERR__INVALID_ARG;
     lr_sim_trace(s, "fault: node %d disk %s after %llu ops%s", id, logrep_err_name(err),
                  (unsigned long long)countdown, persistent ? ", persistent" : "");
+    s->disk_faulted[id] = 1;
     return logrep_storage_crash_inject(s->st[id], LOGREP_STORAGE_OP_WRITE | LOGREP_STORAGE_OP_SYNC,
                                        countdown, err, persistent);
 }

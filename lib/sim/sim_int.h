@@ -93,6 +93,7 @@ typedef struct lr_sim_actor {
     int64_t position;
     int64_t max_seen_end;    /* largest end offset shown to this client */
     int max_seen_gen;
+    uint32_t max_seen_rebases;
     int fetch_from_follower;
     int32_t read_node;
     /* one-shot */
@@ -112,11 +113,17 @@ typedef struct lr_sim_cpart {
     int64_t true_hw;       /* = length of C */
     size_t cap;
     uint32_t gen;          /* sanctioned-loss generation */
+    uint32_t rebases;      /* C rebased (sanctioned): clients' views restart */
+    int32_t gen_epoch;     /* leaders below this epoch (zombies of an older
+                            * generation) no longer extend C */
     int32_t last_leader_epoch;
     int32_t last_partition_epoch;
     int32_t epoch_leader[256]; /* controller leader per epoch (epochs < 256), 0 unknown */
     int64_t unclean_seen;
     int lossy[LR_SIM_MAXN + 1];    /* 1 lossy, 2 seen out of the ISR */
+    /* Leader epoch in which a lossy replica was seen back in the ISR:
+     * leaders of older epochs may still hold its post-loss reports. */
+    int32_t lossy_end_epoch[LR_SIM_MAXN + 1];
     /* Leader tenure per node: epoch, incarnation, HW at start, last HW. */
     int32_t ten_epoch[LR_SIM_MAXN + 1];
     uint32_t ten_inc[LR_SIM_MAXN + 1];
@@ -151,6 +158,9 @@ struct logrep_sim {
     logrep_transport tr[LR_SIM_MAXN + 1];
     lr_sim_nodectx nctx[LR_SIM_MAXN + 1];
     uint32_t inc[LR_SIM_MAXN + 1];
+    /* A disk fault was injected: the node may hold logs in the failed
+     * state, which (as in Kafka) only a restart brings back. */
+    int disk_faulted[LR_SIM_MAXN + 1];
     int64_t skew[LR_SIM_MAXN + 1];
     int64_t paused_until[LR_SIM_MAXN + 1];
     int64_t last_node_now[LR_SIM_MAXN + 1];
@@ -232,8 +242,12 @@ const lr_sim_rlog *lr_sim_replica_log(logrep_sim *s, int32_t id, int32_t part);
 void lr_sim_check_ack(logrep_sim *s, int32_t part, uint64_t first_id, int32_t n, int64_t base,
                       uint32_t gen_at_send, int idempotent);
 void lr_sim_check_not_appended(logrep_sim *s, int32_t part, uint64_t first_id, int32_t n);
-void lr_sim_check_read(logrep_sim *s, int32_t part, int64_t offset, uint64_t id);
-void lr_sim_check_end_offset(logrep_sim *s, lr_sim_actor *a, int64_t end, int from_list);
+/* batch_epoch: the epoch the record's batch was written in. */
+void lr_sim_check_read(logrep_sim *s, int32_t part, int64_t offset, uint64_t id,
+                       int32_t batch_epoch);
+/* epoch: the serving replica's leader epoch, -1 when unknown. */
+void lr_sim_check_end_offset(logrep_sim *s, lr_sim_actor *a, int64_t end, int from_list,
+                             int32_t epoch);
 void lr_sim_mark_lossy(logrep_sim *s, int32_t id);
 void lr_sim_check_free(logrep_sim *s);
 int lr_sim_check_liveness(logrep_sim *s);
