@@ -1,0 +1,117 @@
+/* make bench-broker: the same librdkafka load (idempotent acks=all
+ * producer, 100 B and 1 KiB values, none and lz4) against a 3-node
+ * logrep-broker cluster (RF 3, min.insync.replicas 2, on disk) and against
+ * librdkafka's mock cluster (in memory, no real replication) in the same
+ * run; prints throughput ratios, the consumer's throughput and the
+ * produce-to-consume p99 (a consumer reads alongside the producer). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
+
+#include "cluster.h"
+#include "kclient.h"
+
+typedef struct figures {
+    double produce_rps, consume_rps, e2e_p99_ms, ack_p50_ms;
+    int ok;
+} figures;
+
+static figures run_load(const char *bootstrap, const char *topic, int value_size,
+                        const char *codec, double seconds)
+{
+    figures f = {0};
+    kc_load L = {0};
+    L.bootstrap = bootstrap;
+    L.topic = topic;
+    L.nparts = 6;
+    L.nkeys = 1000;
+    L.value_size = value_size;
+    L.compression = codec;
+    L.max_records = value_size < 512 ? 6000000 : 2000000;
+    L.idempotent = 1;
+    L.queue_max = "200000";
+    char err[512];
+    if (kc_producer_start(&L, err, sizeof err) || kc_consumer_start(&L, err, sizeof err)) {
+        fprintf(stderr, "bench: %s\n", err);
+        kc_close(&L);
+        return f;
+    }
+    int64_t t0 = kc_now_us(), end = t0 + (int64_t)(seconds * 1e6);
+    while (kc_now_us() < end) {
+        int full = 0;
+        for (int k = 0; k < 5000 && !full; k++)
+            full = kc_produce_one(&L) != 0;
+        kc_poll(&L, full ? 1 : 0);
+        kc_consume(&L, 0);
+    }
+    kc_flush(&L, 30000);
+    double ps = (double)(kc_now_us() - t0) / 1e6;
+    f.produce_rps = (double)L.acked / ps;
+    int64_t c0 = kc_now_us(), consumed0 = L.consumed;
+    kc_consume_to_end(&L, 30000);
+    double cs = (double)(kc_now_us() - c0) / 1e6;
+    /* Consumer rate over the whole run: records read / time spent reading. */
+    f.consume_rps = (double)L.consumed / (ps + cs);
+    (void)consumed0;
+    f.e2e_p99_ms = (double)kc_percentile(L.e2e_us, L.n_e2e, 0.99) / 1000;
+    f.ack_p50_ms = (double)kc_percentile(L.ack_lat_us, L.n_lat, 0.50) / 1000;
+    kc_result r;
+    kc_result_get(&L, &r);
+    f.ok = !r.lost && !r.duplicated && L.consumed >= L.acked;
+    kc_close(&L);
+    return f;
+}
+
+int main(int argc, char **argv)
+{
+    const char *broker = argc > 1 ? argv[1] : "build/logrep-broker";
+    double seconds = argc > 2 ? atof(argv[2]) : 4;
+    cluster c;
+    if (cluster_init(&c, broker, 3, NULL) != 0)
+        return 1;
+    for (int i = 1; i <= 3; i++)
+        cluster_node_start(&c, i);
+    char err[512];
+    if (cluster_wait_ready(&c, 30000) != 0) {
+        fprintf(stderr, "bench: cluster did not start\n");
+        cluster_destroy(&c);
+        return 1;
+    }
+    rd_kafka_conf_t *mc = rd_kafka_conf_new();
+    rd_kafka_conf_set(mc, "log_level", "2", err, sizeof err);
+    rd_kafka_t *mrk = rd_kafka_new(RD_KAFKA_PRODUCER, mc, err, sizeof err);
+    rd_kafka_mock_cluster_t *mock = rd_kafka_mock_cluster_new(mrk, 3);
+    const char *mock_bs = rd_kafka_mock_cluster_bootstraps(mock);
+    printf("bench-broker: idempotent acks=all librdkafka producer, 6 partitions, 1000 keys, %.0f s "
+           "per run\n", seconds);
+    printf("%-12s %12s %12s %7s %12s %12s %10s %10s\n", "load", "logrep rec/s", "mock rec/s",
+           "ratio", "target", "consume/s", "e2e p99", "ack p50");
+    int sizes[] = {100, 1024};
+    const char *codecs[] = {"none", "lz4"};
+    int rc = 0;
+    for (int si = 0; si < 2; si++) {
+        for (int ci = 0; ci < 2; ci++) {
+            char topic[64];
+            snprintf(topic, sizeof topic, "bench-%d-%s", sizes[si], codecs[ci]);
+            kc_create_topic(c.bootstrap, topic, 6, 3, "2", err, sizeof err);
+            rd_kafka_mock_topic_create(mock, topic, 6, 3);
+            figures a = run_load(c.bootstrap, topic, sizes[si], codecs[ci], seconds);
+            figures m = run_load(mock_bs, topic, sizes[si], codecs[ci], seconds);
+            double ratio = m.produce_rps > 0 ? a.produce_rps / m.produce_rps : 0;
+            double target = sizes[si] < 512 ? 1.0 : 0.6;
+            printf("%4d B %-5s %12.0f %12.0f %7.2f %10s%.1f %12.0f %8.1fms %8.1fms%s\n", sizes[si],
+                   codecs[ci], a.produce_rps, m.produce_rps, ratio, ">=", target, a.consume_rps,
+                   a.e2e_p99_ms, a.ack_p50_ms, a.ok ? "" : "  (read-back check FAILED)");
+            fflush(stdout);
+            if (!a.ok)
+                rc = 1;
+        }
+    }
+    rd_kafka_mock_cluster_destroy(mock);
+    rd_kafka_destroy(mrk);
+    cluster_destroy(&c);
+    return rc;
+}
