@@ -283,6 +283,12 @@ static int match_c(logrep_sim *s, int32_t part, int32_t id, const lr_sim_rlog *r
             rebase(s, part, o, why);
             return 1;
         }
+        /* A follower still holding data of an epoch a sanctioned loss gave
+         * up (it has not reconciled with the new leader yet, its HW is the
+         * old one) truncates it on its next fetch. */
+        if (inv[1] == '2' && cp->gen_epoch > 0 && o >= r->start && o < r->leo &&
+            r->epochs[o - r->start] >= 0 && r->epochs[o - r->start] < cp->gen_epoch)
+            continue;
         lr_sim_fail(s, "%s: node %d partition %d offset %lld holds %s, committed log has %s", inv, id,
                     part, (long long)o, a, b);
         return 1;
@@ -473,9 +479,11 @@ static void check_replica(logrep_sim *s, int32_t part, int32_t id, const lr_md_p
                 return;
         }
     }
-    /* I2: below its HW every replica holds C. */
+    /* I2: below its HW every replica holds C; a replica still in an epoch
+     * a sanctioned loss left behind holds the given-up data until it
+     * learns the new epoch and truncates. */
     int64_t lim = st.high_watermark < r->leo ? st.high_watermark : r->leo;
-    if (match_c(s, part, id, r, r->start, lim, "I2"))
+    if (st.leader_epoch >= cp->gen_epoch && match_c(s, part, id, r, r->start, lim, "I2"))
         return;
     /* I3: the designated leader, running in the current epoch, holds C. */
     if (mp && mp->leader == id && st.role == LR_ROLE_LEADER && st.leader_epoch == mp->leader_epoch) {

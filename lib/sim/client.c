@@ -410,8 +410,18 @@ void lr_sim_actor_frame(logrep_sim *s, lr_sim_actor *a, uint64_t end, const uint
     case AS_META: {
         logrep_struct *t = el(root, "Topics", 0);
         logrep_struct *p = t && fi(t, "ErrorCode") == 0 ? el(t, "Partitions", a->partition) : NULL;
+        int32_t epoch = p ? (int32_t)fi(p, "LeaderEpoch") : -1;
+        if (p && epoch < a->leader_epoch) {
+            /* Metadata older than what this client already saw (KIP-320:
+             * clients never let a partition's leader epoch go backwards):
+             * ask again later. */
+            a->leader = -1;
+            wake(s, a, s->now + 100);
+            break;
+        }
         a->leader = p && fi(p, "ErrorCode") == 0 ? (int32_t)fi(p, "LeaderId") : -1;
-        a->leader_epoch = p ? (int32_t)fi(p, "LeaderEpoch") : -1;
+        if (p)
+            a->leader_epoch = epoch;
         wake(s, a, s->now + (a->leader >= 0 ? 1 : 100));
         break;
     }
