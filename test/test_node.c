@@ -558,3 +558,53 @@ Test(node, find_coordinator_is_answered_not_available, .timeout = 30)
     }
     teardown(&w);
 }
+
+/* acks=all completes from the frames alone: no tick is needed between the
+ * produce and its answer (the follower's parked fetch is answered when the
+ * data arrives, its next fetch moves the HW). */
+Test(node, acks_all_needs_no_tick)
+{
+    net w;
+    setup(&w, 3);
+    run(&w, 3000);
+    create_topic(&w, 2, "quick", 1, 3);
+    run(&w, 1500); /* followers park their fetches at the leader */
+    int32_t epoch;
+    int leader = leader_of(&w, 1, "quick", 0, &epoch);
+    cr_assert(leader >= 1);
+    run(&w, 600);
+    logrep_batch_builder *b;
+    logrep_batch_builder_new(NULL, &b);
+    logrep_batch_builder_add(b, 1700000000000LL, "k", 1, "v0", 2, NULL, 0);
+    const uint8_t *batch;
+    size_t blen;
+    logrep_batch_builder_finish(b, &batch, &blen);
+    logrep_msg *m, *r;
+    logrep_msg_new(NULL, &m);
+    logrep_msg_new(NULL, &r);
+    logrep_msg_init_request(m, LOGREP_API_PRODUCE, 7, 9, "test");
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_int(root, logrep_struct_field(root, "Acks"), -1);
+    logrep_struct_set_int(root, logrep_struct_field(root, "TimeoutMs"), 5000);
+    logrep_struct_set_count(root, logrep_struct_field(root, "TopicData"), 1);
+    logrep_struct *t = elem(root, "TopicData", 0);
+    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), "quick", 5);
+    logrep_struct_set_count(t, logrep_struct_field(t, "PartitionData"), 1);
+    logrep_struct *p = elem(t, "PartitionData", 0);
+    logrep_struct_set_int(p, logrep_struct_field(p, "Index"), 0);
+    logrep_struct_set_records(p, logrep_struct_field(p, "Records"), batch, (int32_t)blen);
+    uint64_t c = client_send(&w, leader, m);
+    pump(&w); /* no tick */
+    int answered = 0;
+    for (frame *f = w.client_inbox; f; f = f->next)
+        if (f->conn == c)
+            answered = 1;
+    cr_assert(answered, "acks=all produce waited for a tick");
+    client_wait(&w, c, LOGREP_API_PRODUCE, 7, r, 10);
+    logrep_struct *rp = elem(elem(logrep_msg_root(r), "Responses", 0), "PartitionResponses", 0);
+    cr_assert_eq(logrep_struct_int(rp, logrep_struct_field(rp, "ErrorCode")), 0);
+    logrep_msg_free(m);
+    logrep_msg_free(r);
+    logrep_batch_builder_free(b);
+    teardown(&w);
+}

@@ -37,7 +37,7 @@ typedef struct alter_ctx {
 
 static lr_peer *controller(logrep_node *n)
 {
-    return lr_node_peer(n, n->ctl_id);
+    return lr_node_peer(n, n->ctl_id, LR_CH_CONTROL);
 }
 
 static int peer_ready(const lr_peer *p, int64_t now_ms)
@@ -263,7 +263,7 @@ static void send_heartbeat(logrep_node *n, int64_t now_ms)
 
 static void send_metadata_fetch(logrep_node *n, int64_t now_ms)
 {
-    lr_peer *c = controller(n);
+    lr_peer *c = lr_node_peer(n, n->ctl_id, LR_CH_METADATA);
     if (!peer_ready(c, now_ms) || start(n, LOGREP_API_FETCH, LR_PEER_FETCH_VERSION) != 0)
         return;
     logrep_struct *r = logrep_msg_root(n->out);
@@ -299,7 +299,7 @@ static void send_replica_fetches(logrep_node *n, int64_t now_ms)
         const lr_md_partition *mp = t ? lr_md_partition_get(t, n->parts[i].index) : NULL;
         if (!mp || mp->leader < 0 || mp->leader == n->id)
             continue;
-        lr_peer *peer = lr_node_peer(n, mp->leader);
+        lr_peer *peer = lr_node_peer(n, mp->leader, LR_CH_REPLICA);
         if (!peer_ready(peer, now_ms) || peer->fetch_in_flight)
             continue;
         /* Gather every follower partition of this leader. */

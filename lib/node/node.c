@@ -368,23 +368,25 @@ static void drop_conn(logrep_node *n, lr_conn *c)
 
 /* ------------------------------------------------------------ peers */
 
-lr_peer *lr_node_peer(logrep_node *n, int32_t node_id)
+lr_peer *lr_node_peer(logrep_node *n, int32_t node_id, int channel)
 {
     for (lr_peer *p = n->peers; p; p = p->next)
-        if (p->node_id == node_id)
+        if (p->node_id == node_id && p->channel == channel)
             return p;
     lr_peer *p = lr_calloc(&n->alloc, 1, sizeof *p);
     if (!p)
         return NULL;
     p->node_id = node_id;
+    p->channel = channel;
     p->next = n->peers;
     n->peers = p;
     return p;
 }
 
-static int peer_address(logrep_node *n, int32_t id, const char **host, int32_t *port)
+static int peer_address(logrep_node *n, int32_t id, int channel, const char **host,
+                        int32_t *port)
 {
-    if (id == n->ctl_id) {
+    if (id == n->ctl_id && channel != LR_CH_REPLICA) {
         *host = n->ctl_host;
         *port = n->ctl_port;
         return 0;
@@ -402,7 +404,7 @@ int lr_node_send_request(logrep_node *n, lr_peer *p, int kind, void *ctx, int64_
     if (!p->connected) {
         const char *host;
         int32_t port;
-        if (peer_address(n, p->node_id, &host, &port) != 0)
+        if (peer_address(n, p->node_id, p->channel, &host, &port) != 0)
             return LOGREP_ERR__NOENT;
         if (n->tr.connect(n->tr.ctx, p->node_id, host, port, &p->conn) != LOGREP_OK)
             return LOGREP_ERR__IO;

@@ -72,8 +72,18 @@ enum {
 };
 
 /* An outbound connection to a peer (controller or leader). */
+/* Connections to a peer are per channel, as Kafka keeps them apart:
+ * responses come back in request order on one connection, so a parked
+ * long-poll must not hold up anything else. */
+enum {
+    LR_CH_CONTROL = 0,  /* registration, heartbeats, AlterPartition, admin */
+    LR_CH_METADATA = 1, /* the metadata log long-poll */
+    LR_CH_REPLICA = 2   /* replica fetches */
+};
+
 typedef struct lr_peer {
     int32_t node_id;
+    int channel;
     uint64_t conn;
     int connected;           /* a connection id is held */
     lr_outreq *inflight;
@@ -162,7 +172,7 @@ lr_npart *lr_node_part(logrep_node *n, const char *topic, int32_t index);
 lr_npart *lr_node_part_by_id(logrep_node *n, const uint8_t id[16], int32_t index);
 /* Adds parts[n_parts - 1] to the index (call right after appending it). */
 int lr_node_part_indexed(logrep_node *n);
-lr_peer *lr_node_peer(logrep_node *n, int32_t node_id);
+lr_peer *lr_node_peer(logrep_node *n, int32_t node_id, int channel);
 /* Sends n->out to a peer, remembering the request. ctx is kept. */
 int lr_node_send_request(logrep_node *n, lr_peer *p, int kind, void *ctx, int64_t now_ms);
 
