@@ -42,7 +42,7 @@ typedef struct logrep_sim_conf {
     const char *bug;             /**< logrep.sim.bug for every broker, NULL/"" none */
     int64_t lag_max_ms;          /**< replica.lag.time.max.ms, default 1000 */
     int64_t session_timeout_ms;  /**< broker.session.timeout.ms, default 1500 */
-    int32_t trace_lines;         /**< trace ring capacity, default 4096 */
+    int32_t trace_lines;         /**< trace ring capacity, default 8192 */
     int32_t trace_stderr;        /**< also print every trace line to stderr */
 } logrep_sim_conf;
 
