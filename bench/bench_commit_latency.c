@@ -22,6 +22,7 @@
 
 #include "bench.h"
 #include "logrep.h"
+#include "logrep/log.h"
 #include "logrep/node.h"
 #include "logrep/proto.h"
 #include "logrep/storage.h"
@@ -154,6 +155,7 @@ static void t_close(void *ctx, uint64_t id)
 /* Client responses land here. */
 static uint8_t *client_frame;
 static size_t client_frame_len;
+static atomic_long client_responses;
 
 static void on_readable(int id)
 {
@@ -168,6 +170,7 @@ static void on_readable(int id)
     size_t pos = 0, flen;
     while (c->fd && logrep_proto_frame(c->in + pos, c->in_len - pos, 0, &flen) == LOGREP_OK) {
         if (c->owner == 0) {
+            atomic_fetch_add(&client_responses, 1);
             free(client_frame);
             client_frame = malloc(flen);
             memcpy(client_frame, c->in + pos, flen);
@@ -293,6 +296,92 @@ static double rtt_sample_us(void)
     if (write(rtt_client, buf, 100) != 100 || read(rtt_client, buf, 100) != 100)
         die("pingpong");
     return (bench_now() - t0) * 1e6;
+}
+
+/* A 16 KiB-ish batch of records of `vsize` bytes; returns its record count. */
+static int make_batch(logrep_batch_builder *b, size_t vsize, const uint8_t **out, size_t *len)
+{
+    char value[1024];
+    memset(value, 'v', sizeof value);
+    logrep_batch_builder_reset(b);
+    int n = 0;
+    while (logrep_batch_builder_size_estimate(b) + vsize + 32 < 16384) {
+        logrep_batch_builder_add(b, 1700000000000LL, NULL, -1, value, (int32_t)vsize, NULL, 0);
+        n++;
+    }
+    logrep_batch_builder_finish(b, out, len);
+    return n;
+}
+
+/* acks=all throughput with up to `window` produce requests in flight on one
+ * connection, for `seconds`; returns records/s. */
+static double pipelined_throughput(int cid, logrep_msg *m, logrep_batch_builder *b, size_t vsize,
+                                   double seconds, int window)
+{
+    const uint8_t *batch;
+    size_t blen;
+    int per = make_batch(b, vsize, &batch, &blen);
+    logrep_msg_init_request(m, LOGREP_API_PRODUCE, 7, 1, "bench");
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_int(root, logrep_struct_field(root, "Acks"), -1);
+    logrep_struct_set_int(root, logrep_struct_field(root, "TimeoutMs"), 10000);
+    logrep_struct_set_count(root, logrep_struct_field(root, "TopicData"), 1);
+    logrep_struct *t = logrep_struct_elem(root, logrep_struct_field(root, "TopicData"), 0);
+    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), "lat", 3);
+    logrep_struct_set_count(t, logrep_struct_field(t, "PartitionData"), 1);
+    logrep_struct *p = logrep_struct_elem(t, logrep_struct_field(t, "PartitionData"), 0);
+    logrep_struct_set_int(p, logrep_struct_field(p, "Index"), 0);
+    logrep_struct_set_records(p, logrep_struct_field(p, "Records"), batch, (int32_t)blen);
+    const uint8_t *req;
+    size_t rlen;
+    if (logrep_msg_encode_flat(m, &req, &rlen) != LOGREP_OK)
+        die("encode");
+    long base = atomic_load(&client_responses), sent = 0;
+    double t0 = bench_now(), end = t0 + seconds;
+    while (bench_now() < end) {
+        while (sent - (atomic_load(&client_responses) - base) < window) {
+            append(&conns[cid].out, &conns[cid].out_len, &conns[cid].out_cap, req, rlen);
+            sent++;
+        }
+        flush_out(&conns[cid]);
+        poll_once(0, 1);
+    }
+    double el = bench_now() - t0;
+    long done = atomic_load(&client_responses) - base;
+    /* Drain what is still in flight before the next phase. */
+    double deadline = bench_now() + 10;
+    while (atomic_load(&client_responses) - base < sent && bench_now() < deadline)
+        poll_once(0, 1);
+    return (double)done * per / el;
+}
+
+/* The same batches appended to one local log (no replication, no network). */
+static double local_append_rate(const char *dir, logrep_storage *st, logrep_batch_builder *b,
+                                size_t vsize, double seconds)
+{
+    const uint8_t *batch;
+    size_t blen;
+    int per = make_batch(b, vsize, &batch, &blen);
+    char path[512];
+    snprintf(path, sizeof path, "%s/local-%zu-0", dir, vsize);
+    logrep_log *log;
+    if (logrep_log_open(NULL, st, path, 0, &log) != LOGREP_OK)
+        die("log open");
+    uint8_t *copy = malloc(blen);
+    long n = 0;
+    double t0 = bench_now(), end = t0 + seconds;
+    while (bench_now() < end) {
+        for (int i = 0; i < 64; i++, n++) {
+            memcpy(copy, batch, blen);
+            logrep_log_append_info info;
+            if (logrep_log_append_leader(log, copy, blen, 0, 0, &info) != LOGREP_OK)
+                die("append");
+        }
+    }
+    double el = bench_now() - t0;
+    free(copy);
+    logrep_log_close(log);
+    return (double)n * per / el;
 }
 
 int main(void)
@@ -434,6 +523,12 @@ int main(void)
     pthread_join(rtt_thread, NULL);
     close(rtt_client);
     close(rtt_server);
+    double thr[2], loc[2];
+    size_t vsizes[2] = {100, 1024};
+    for (int k = 0; k < 2; k++) {
+        thr[k] = pipelined_throughput(cid, m, b, vsizes[k], 3.0, 16);
+        loc[k] = local_append_rate(dir, st, b, vsizes[k], 1.0);
+    }
     qsort(lat, ITER, sizeof *lat, cmp_double);
     qsort(rtts, ITER, sizeof *rtts, cmp_double);
     double rtt = rtts[ITER / 2], rtt99 = rtts[ITER * 99 / 100];
@@ -450,6 +545,15 @@ int main(void)
     atomic_store(&stop, 1);
     for (int k = 1; k <= NODES; k++)
         pthread_join(th[k], NULL);
+    printf("-- acks=all throughput, 16 KiB batches, 16 requests in flight, against one local log\n");
+    for (int k = 0; k < 2; k++) {
+        char name[80];
+        snprintf(name, sizeof name, "RF3 acks=all %4zu B records (TCP, 3 threads)", vsizes[k]);
+        bench_report(name, thr[k], "records/s", thr[k] / loc[k], "of local append", 0.5, 1);
+        snprintf(name, sizeof name, "RF3 acks=all %4zu B records (TCP, 3 threads)", vsizes[k]);
+        bench_report(name, thr[k] * (double)vsizes[k] / 1e6, "MB/s", thr[k] / loc[k],
+                     "of local append", 0.5, 1);
+    }
     for (int k = 1; k <= NODES; k++)
         logrep_node_free(nodes[k], 0);
     logrep_storage_free(st);
