@@ -564,6 +564,13 @@ LOGREP_API logrep_err logrep_log_read(logrep_log *log, int64_t offset, uint64_t 
         out->position = pos;
         out->first_offset = h.base_offset;
         uint64_t end = pos;
+        /* The rest of the segment fits and is all below max_offset (a
+         * follower or a caught-up consumer at the tail): no scan at all. */
+        if (s->size - pos <= max_bytes && s->next_offset <= max_offset) {
+            out->length = s->size - pos;
+            out->next_offset = s->next_offset;
+            return LOGREP_OK;
+        }
         /* Jump over whole batches with the offset index: its positions are
          * batch starts, and the batches before an entry hold offsets below
          * the entry's. Only the last stretch is scanned header by header. */
