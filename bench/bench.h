@@ -55,4 +55,36 @@ static inline void bench_report(const char *name, double value, const char *unit
         printf("%-46s %12.3f %-10s %7.3fx %s\n", name, value, unit, ratio, baseline);
 }
 
+/* A counting allocator for memory benchmarks (plug into a logrep_conf
+ * with logrep_conf_set_allocator): live bytes the library holds. */
+typedef struct counting {
+    long live;
+} counting;
+
+static inline void *c_alloc(void *ctx, size_t size)
+{
+    size_t *p = malloc(size + 16);
+    if (!p)
+        return NULL;
+    ((counting *)ctx)->live += (long)size;
+    return p + 2;
+}
+
+static inline void *c_realloc(void *ctx, void *p, size_t old, size_t size)
+{
+    size_t *q = realloc(p ? (size_t *)p - 2 : NULL, size + 16);
+    if (!q)
+        return NULL;
+    ((counting *)ctx)->live += (long)size - (long)old;
+    return q + 2;
+}
+
+static inline void c_free(void *ctx, void *p, size_t size)
+{
+    if (!p)
+        return;
+    ((counting *)ctx)->live -= (long)size;
+    free((size_t *)p - 2);
+}
+
 #endif

@@ -242,36 +242,6 @@ static void bench_recovery(logrep_storage *st, size_t total)
     free(b);
 }
 
-typedef struct counting {
-    long live;
-} counting;
-
-static void *c_alloc(void *ctx, size_t size)
-{
-    size_t *p = malloc(size + 16);
-    if (!p)
-        return NULL;
-    ((counting *)ctx)->live += (long)size;
-    return p + 2;
-}
-
-static void *c_realloc(void *ctx, void *p, size_t old, size_t size)
-{
-    size_t *q = realloc(p ? (size_t *)p - 2 : NULL, size + 16);
-    if (!q)
-        return NULL;
-    ((counting *)ctx)->live += (long)size - (long)old;
-    return q + 2;
-}
-
-static void c_free(void *ctx, void *p, size_t size)
-{
-    if (!p)
-        return;
-    ((counting *)ctx)->live -= (long)size;
-    free((size_t *)p - 2);
-}
-
 static void bench_memory(void)
 {
     enum { N = 10000 };

@@ -9,6 +9,15 @@ typedef struct tool_cmd {
     const char *usage;
 } tool_cmd;
 
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* util.c: the rest of a stream, or a whole file, in a malloc'd buffer;
+ * NULL on a read error or when out of memory (or a missing file). */
+uint8_t *tool_read_stream(FILE *f, size_t *len);
+uint8_t *tool_read_file(const char *path, size_t *len);
+
 /* dump.c: files of concatenated batches; directories go to cmd_dump_dir. */
 int cmd_dump(int argc, char **argv);
 /* Dumps a partition directory: argv[0] "dump", options, then the directory. */

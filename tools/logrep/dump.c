@@ -128,25 +128,10 @@ static int dump_file(const char *path, int data_log, logrep_batch_reader *r)
         fprintf(stderr, "logrep dump: %s: %s\n", path, strerror(errno));
         return 2;
     }
-    size_t cap = 1 << 16, len = 0;
-    uint8_t *buf = malloc(cap);
-    size_t n;
-    while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
-        len += n;
-        if (len == cap) {
-            uint8_t *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    int ioerr = ferror(f);
+    size_t len;
+    uint8_t *buf = tool_read_stream(f, &len);
     fclose(f);
-    if (!buf || ioerr) {
+    if (!buf) {
         fprintf(stderr, "logrep dump: %s: read failed\n", path);
         free(buf);
         return 2;

@@ -13,31 +13,6 @@
 #include "logrep/log.h"
 #include "logrep/storage.h"
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = malloc(cap);
-    size_t got;
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            uint8_t *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    *len = n;
-    return buf;
-}
 
 static uint32_t be32(const uint8_t *p)
 {
@@ -121,7 +96,7 @@ int cmd_append(int argc, char **argv)
         logrep_log_epoch_assign(log, epoch, logrep_log_end_offset(log));
     for (int f = i + 1; f < argc && !rc; f++) {
         size_t len;
-        uint8_t *buf = slurp(argv[f], &len);
+        uint8_t *buf = tool_read_file(argv[f], &len);
         if (!buf) {
             perror(argv[f]);
             rc = 2;
@@ -299,7 +274,7 @@ static void verify_segment(vstate *v, int64_t base)
     char path[4200];
     seg_path(path, sizeof path, v->dir, base, ".log");
     size_t len;
-    uint8_t *log = slurp(path, &len);
+    uint8_t *log = tool_read_file(path, &len);
     if (!log) {
         vbad(v, "cannot read", path, 0);
         return;
@@ -324,7 +299,7 @@ static void verify_segment(vstate *v, int64_t base)
     }
     size_t ilen;
     seg_path(path, sizeof path, v->dir, base, ".index");
-    uint8_t *idx = slurp(path, &ilen);
+    uint8_t *idx = tool_read_file(path, &ilen);
     if (!idx) {
         vbad(v, "missing", path, 0);
     } else {
@@ -344,7 +319,7 @@ static void verify_segment(vstate *v, int64_t base)
         free(idx);
     }
     seg_path(path, sizeof path, v->dir, base, ".timeindex");
-    uint8_t *ti = slurp(path, &ilen);
+    uint8_t *ti = tool_read_file(path, &ilen);
     if (ti) {
         if (ilen % 12)
             vbad(v, "size not a multiple of 12", path, (long long)ilen);
@@ -368,7 +343,7 @@ static void verify_epochs(vstate *v)
     char path[4200];
     snprintf(path, sizeof path, "%s/leader-epoch-checkpoint", v->dir);
     size_t len;
-    char *text = (char *)slurp(path, &len);
+    char *text = (char *)tool_read_file(path, &len);
     if (!text)
         return;
     char *t = realloc(text, len + 1);
@@ -426,13 +401,13 @@ static void dump_indexes(const char *dir, int64_t base)
     char path[4200];
     size_t len;
     seg_path(path, sizeof path, dir, base, ".index");
-    uint8_t *b = slurp(path, &len);
+    uint8_t *b = tool_read_file(path, &len);
     printf("Dumping %s\n", path);
     for (size_t i = 0; b && i + 8 <= len; i += 8)
         printf("offset: %" PRId64 " position: %u\n", base + (int32_t)be32(b + i), be32(b + i + 4));
     free(b);
     seg_path(path, sizeof path, dir, base, ".timeindex");
-    b = slurp(path, &len);
+    b = tool_read_file(path, &len);
     printf("Dumping %s\n", path);
     for (size_t i = 0; b && i + 12 <= len; i += 12)
         printf("timestamp: %" PRId64 " offset: %" PRId64 "\n", be64(b + i),
@@ -471,7 +446,7 @@ int cmd_dump_dir(int argc, char **argv)
         char path[4200];
         size_t len;
         snprintf(path, sizeof path, "%s/leader-epoch-checkpoint", dir);
-        uint8_t *b = slurp(path, &len);
+        uint8_t *b = tool_read_file(path, &len);
         if (b) {
             printf("Dumping %s\n%.*s", path, (int)len, (const char *)b);
             free(b);
