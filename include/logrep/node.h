@@ -101,8 +101,13 @@ LOGREP_API void logrep_node_free(logrep_node *node, int abandon);
 /** A request frame (size prefix included) on an accepted connection. The
  *  frame is borrowed for the call. Malformed frames close that connection
  *  (transport.close) and return LOGREP_ERR__CORRUPT; unsupported versions
- *  are answered as Kafka does (ApiVersions fallback) or closed.
- *  @return LOGREP_OK, LOGREP_ERR__CORRUPT, LOGREP_ERR__NOMEM. */
+ *  are answered as Kafka does (ApiVersions fallback) or closed. A request
+ *  that cannot be handled (out of memory, the controller unreachable for
+ *  a forwarded admin request) also closes its connection, since its
+ *  answer would be missing from the in-order response stream; the client
+ *  retries as after a broker failure.
+ *  @return LOGREP_OK, LOGREP_ERR__CORRUPT, LOGREP_ERR__NOMEM, or the local
+ *  error that made the node close the connection. */
 LOGREP_API logrep_err logrep_node_request(logrep_node *node, uint64_t conn, const void *frame,
                                           size_t len, int64_t now_ms);
 

@@ -617,10 +617,8 @@ static int handle_fetch(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t
     if (!d)
         return LOGREP_ERR__NOMEM;
     d->frame = lr_malloc(&n->alloc, len);
-    if (!d->frame) {
-        d->kind = LR_SLOT_NONE;
-        return LOGREP_ERR__NOMEM;
-    }
+    if (!d->frame)
+        return LOGREP_ERR__NOMEM; /* the connection is dropped, d with it */
     memcpy(d->frame, frame, len);
     d->frame_len = len;
     d->deadline = now_ms + max_wait;
@@ -857,7 +855,9 @@ static int handle_describe_configs(logrep_node *n, lr_conn *c)
 
 /* ------------------------------------------------------------ CreateTopics / DeleteTopics */
 
-/* Admin requests go to the controller; the client's slot waits. */
+/* Admin requests go to the controller; the client's slot waits. On an
+ * error the node drops the connection (and d with it): the client
+ * retries, as after a broker failure. */
 static int forward_admin(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t len,
                          int64_t now_ms)
 {

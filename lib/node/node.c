@@ -533,7 +533,9 @@ LOGREP_API logrep_err logrep_node_request(logrep_node *n, uint64_t conn, const v
         return err == LOGREP_ERR__NOMEM ? err : LOGREP_ERR__CORRUPT;
     }
     err = lr_handle_request(n, c, frame, len, now_ms);
-    if (err == LOGREP_ERR__CORRUPT) {
+    if (err) {
+        /* A request that could not be handled leaves a hole in the
+         * connection's response order: close it, the client retries. */
         n->tr.close(n->tr.ctx, conn);
         drop_conn(n, c);
     }
