@@ -258,10 +258,10 @@ enum {
     LOGREP_LOG_TRACE = 8
 };
 
-/** Log hook. `msg` is not NUL-terminated beyond `len` guarantees (it is, in
- *  fact, NUL-terminated, but use len); it is valid only during the call.
- *  `subsys` is a short static name ("codec", "log", "replica", ...).
- *  Called synchronously; must not call back into the handle that logs. */
+/** Log hook. `msg` holds `len` bytes (NUL-terminated too) and is valid
+ *  only during the call. `subsys` is a short static name ("codec", "log",
+ *  "replica", ...). Called synchronously, on the thread calling into the
+ *  handle that logs; it must not call back into that handle. */
 typedef void (*logrep_log_fn)(void *ctx, int level, const char *subsys,
                               const char *msg, size_t len);
 
@@ -535,8 +535,8 @@ LOGREP_API logrep_err logrep_batch_reader_next(logrep_batch_reader *r,
  *  @return as logrep_batch_reader_next(), LOGREP_OK for a valid batch. */
 LOGREP_API logrep_err logrep_batch_reader_validate(logrep_batch_reader *r);
 
-/** Why the last open/next failed: a static-lifetime-per-reader
- *  NUL-terminated message, valid until the next call on the reader. */
+/** Why the last open/next failed, NUL-terminated; owned by the reader and
+ *  valid until the next call on it ("" after success). */
 LOGREP_API const char *logrep_batch_reader_errmsg(const logrep_batch_reader *r);
 
 /** Control records (transaction markers and KRaft control types). */
