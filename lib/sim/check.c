@@ -278,7 +278,7 @@ static int match_c(logrep_sim *s, int32_t part, int32_t id, const lr_sim_rlog *r
         rid_str(v, a, sizeof a);
         rid_str(cp->c[o], b, sizeof b);
         if (cp->cgen[o] != cp->gen) {
-            char why[120];
+            char why[160];
             snprintf(why, sizeof why, "node %d holds %s where C had %s at %lld", id, a, b, (long long)o);
             rebase(s, part, o, why);
             return 1;
