@@ -602,6 +602,7 @@ static void alter_done(logrep_node *n, alter_ctx *ac, int64_t now_ms)
     for (int32_t i = 0; i < n_isr; i++)
         isr[i] = (int32_t)logrep_struct_elem_int(pe, fi, i);
     lr_partition_alter_done(p->rep, err, (int32_t)lr_f_int(pe, "PartitionEpoch"), isr, n_isr, now_ms);
+    n->data_changed = 1; /* an ISR change can move the HW */
 }
 
 int lr_broker_response(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_ms)

@@ -470,7 +470,8 @@ static int set_records(logrep_node *n, logrep_struct *pe, const logrep_log_slice
 
 /* Runs a fetch. Returns the bytes of records gathered, or -1 on a hard
  * error; `any_error` notes partition errors (answered at once). */
-static int64_t run_fetch(logrep_node *n, int64_t now_ms, tmpbuf **tmps, int *any_error)
+static int64_t run_fetch(logrep_node *n, int64_t now_ms, tmpbuf **tmps, int *any_error,
+                         int retry)
 {
     logrep_struct *rq = logrep_msg_root(n->req);
     int version = logrep_msg_version(n->req);
@@ -555,9 +556,15 @@ static int64_t run_fetch(logrep_node *n, int64_t now_ms, tmpbuf **tmps, int *any
                                (uint64_t)(budget < pmax ? (budget > 0 ? budget : 0) : pmax),
                                gathered == 0,
                                read_committed,
-                               rackbuf};
+                               rackbuf,
+                               retry};
             lr_fetch_res res;
+            int64_t hw_before = lr_partition_high_watermark(p->rep);
             lr_partition_fetch(p->rep, &fr, now_ms, &res);
+            /* A follower's fetch can move the HW: consumers parked at the
+             * old HW have data now. */
+            if (lr_partition_high_watermark(p->rep) != hw_before)
+                n->data_changed = 1;
             lr_f_set_int(rp, "ErrorCode", err_code(res.error));
             lr_f_set_int(rp, "HighWatermark", res.high_watermark);
             lr_f_set_int(rp, "LastStableOffset", res.last_stable_offset);
@@ -591,7 +598,7 @@ static int handle_fetch(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t
         return err;
     tmpbuf *tmps = NULL;
     int any_error = 0;
-    int64_t got = run_fetch(n, now_ms, &tmps, &any_error);
+    int64_t got = run_fetch(n, now_ms, &tmps, &any_error, d != NULL);
     if (got < 0) {
         tmp_free(n, &tmps);
         return LOGREP_ERR__NOMEM;

@@ -563,7 +563,8 @@ logrep_err lr_partition_fetch(lr_partition *p, const lr_fetch_req *req, int64_t 
         return res->error = LOGREP_ERR_OFFSET_OUT_OF_RANGE;
 
     if (f) {
-        update_follower(p, f, req, now_ms);
+        if (!req->retry)
+            update_follower(p, f, req, now_ms);
         maybe_advance_hw(p, now_ms);
         res->high_watermark = p->hw;
         res->last_stable_offset = p->hw;

@@ -70,6 +70,10 @@ typedef struct lr_fetch_req {
     int min_one;                   /* return the first batch even if larger */
     int read_committed;
     const char *client_rack;       /* NULL or "": no rack preference */
+    /* A parked fetch tried again for new data: the follower's position was
+     * recorded when the request arrived; do not count it twice (that would
+     * overwrite the leader LEO its catch-up is judged against). */
+    int retry;
 } lr_fetch_req;
 
 typedef struct lr_fetch_res {
