@@ -683,3 +683,19 @@ Test(replica, hw_ignores_isr_bug_is_detectable)
     cr_assert_eq(hw(&c, A), 1);
     teardown(&c);
 }
+
+Test(replica, lowering_min_isr_unfreezes_the_hw)
+{
+    cluster c;
+    setup(&c, 3, 2);
+    elect(&c, A, (int[]){A, 0});
+    lr_produce_res r = produce(&c, A, "x", 1);
+    cr_assert_eq(r.error, LOGREP_OK);
+    cr_assert_eq(hw(&c, A), 0, "ISR 1 < min ISR 2: frozen");
+    lr_partition_set_min_isr(c.p[A], 1, c.now);
+    cr_assert_eq(hw(&c, A), 1);
+    r = produce(&c, A, "y", -1);
+    cr_assert_eq(r.error, LOGREP_OK);
+    cr_assert(!r.parked);
+    teardown(&c);
+}

@@ -117,6 +117,7 @@ int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms)
                 n->md_apply_retry = 1; /* a storage error: try again next tick */
                 continue;
             }
+            lr_partition_set_min_isr(p->rep, lr_md_topic_min_isr(n->img, t), now_ms);
             if (p->seen_partition_epoch == mp->partition_epoch)
                 continue;
             lr_part_meta m;

@@ -836,6 +836,14 @@ int lr_partition_next_completion(lr_partition *p, lr_produce_res *out)
     return 1;
 }
 
+void lr_partition_set_min_isr(lr_partition *p, int32_t min_isr, int64_t now_ms)
+{
+    if (min_isr < 1 || min_isr == p->conf.min_insync_replicas)
+        return;
+    p->conf.min_insync_replicas = min_isr;
+    maybe_advance_hw(p, now_ms); /* a lower minimum can unfreeze the HW */
+}
+
 void lr_partition_status(const lr_partition *p, lr_part_status *s)
 {
     memset(s, 0, sizeof *s);

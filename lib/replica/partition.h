@@ -220,6 +220,9 @@ void lr_partition_alter_done(lr_partition *p, logrep_err error, int32_t partitio
 /* Next completed parked produce: returns 1 and fills out, else 0. */
 int lr_partition_next_completion(lr_partition *p, lr_produce_res *out);
 
+/* A changed min.insync.replicas (topic config) takes effect at once. */
+void lr_partition_set_min_isr(lr_partition *p, int32_t min_isr, int64_t now_ms);
+
 void lr_partition_status(const lr_partition *p, lr_part_status *out);
 int64_t lr_partition_high_watermark(const lr_partition *p);
 int lr_partition_role(const lr_partition *p);
