@@ -184,17 +184,24 @@ static void on_message(kc_load *L, rd_kafka_message_t *m)
 
 void kc_consume(kc_load *L, int timeout_ms)
 {
+    /* Messages in batches: one queue lock per batch, not per message.
+     * With timeout 0 only what is ready is taken, so a producing loop
+     * that reads alongside is never blocked by the consumer. */
     int64_t until = kc_now_us() + (int64_t)timeout_ms * 1000;
-    do {
-        rd_kafka_message_t *m = rd_kafka_consume_queue(L->cq, 10);
-        if (!m)
-            continue;
-        if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF && m->partition >= 0 &&
-            m->partition < L->nparts && m->offset > L->next_off[m->partition])
-            L->next_off[m->partition] = m->offset;
-        on_message(L, m);
-        rd_kafka_message_destroy(m);
-    } while (kc_now_us() < until);
+    rd_kafka_message_t *ms[1024];
+    for (;;) {
+        ssize_t n = rd_kafka_consume_batch_queue(L->cq, timeout_ms > 0 ? 10 : 0, ms, 1024);
+        for (ssize_t k = 0; k < n; k++) {
+            rd_kafka_message_t *m = ms[k];
+            if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF && m->partition >= 0 &&
+                m->partition < L->nparts && m->offset > L->next_off[m->partition])
+                L->next_off[m->partition] = m->offset;
+            on_message(L, m);
+            rd_kafka_message_destroy(m);
+        }
+        if (timeout_ms <= 0 ? n <= 0 : kc_now_us() >= until)
+            break;
+    }
 }
 
 int kc_consume_to_end(kc_load *L, int timeout_ms)
@@ -224,6 +231,26 @@ int kc_consume_to_end(kc_load *L, int timeout_ms)
 out:
     free(hw);
     return ok ? 0 : -1;
+}
+
+void kc_consumer_stop(kc_load *L)
+{
+    if (L->cons) {
+        for (int32_t p = 0; p < L->nparts; p++)
+            rd_kafka_consume_stop(L->crkt, p);
+        rd_kafka_queue_destroy(L->cq);
+        rd_kafka_topic_destroy(L->crkt);
+        rd_kafka_destroy(L->cons);
+        L->cons = NULL;
+    }
+    /* What it read is forgotten; produce-to-consume latencies are kept. */
+    L->consumed = L->duplicated = L->misplaced = L->out_of_order = L->foreign = 0;
+    if (L->seen)
+        memset(L->seen, 0, (size_t)L->max_records);
+    for (int32_t k = 0; L->last_seq && k < L->nkeys; k++)
+        L->last_seq[k] = -1;
+    if (L->next_off)
+        memset(L->next_off, 0, (size_t)L->nparts * sizeof *L->next_off);
 }
 
 void kc_result_get(const kc_load *L, kc_result *r)
@@ -261,13 +288,7 @@ int64_t kc_percentile(int32_t *v, int64_t n, double p)
 
 void kc_close(kc_load *L)
 {
-    if (L->cons) {
-        for (int32_t p = 0; p < L->nparts; p++)
-            rd_kafka_consume_stop(L->crkt, p);
-        rd_kafka_queue_destroy(L->cq);
-        rd_kafka_topic_destroy(L->crkt);
-        rd_kafka_destroy(L->cons);
-    }
+    kc_consumer_stop(L);
     if (L->prkt)
         rd_kafka_topic_destroy(L->prkt);
     if (L->prod)

@@ -63,10 +63,13 @@ void kc_poll(kc_load *L, int timeout_ms);
 /* Waits for outstanding deliveries (bounded). Returns records left. */
 int kc_flush(kc_load *L, int timeout_ms);
 int kc_consumer_start(kc_load *L, char *err, size_t errsz);
-/* Serves the consumer for up to timeout_ms. */
+/* Serves the consumer for up to timeout_ms; with 0, takes only the
+ * messages that are ready and never waits. */
 void kc_consume(kc_load *L, int timeout_ms);
 /* Reads until every partition reaches its high watermark (bounded). */
 int kc_consume_to_end(kc_load *L, int timeout_ms);
+/* Closes the consumer and forgets what it read (a new one may start). */
+void kc_consumer_stop(kc_load *L);
 void kc_result_get(const kc_load *L, kc_result *r);
 int64_t kc_percentile(int32_t *v, int64_t n, double p); /* sorts v */
 void kc_close(kc_load *L);
