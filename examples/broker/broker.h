@@ -37,6 +37,8 @@ typedef struct broker_conf {
     int64_t request_max_bytes;         /* socket.request.max.bytes */
     int64_t shutdown_timeout_ms;       /* controlled.shutdown.timeout.ms */
     int log_level;                     /* logrep.log.level */
+    int sendfile;                      /* logrep.sendfile: record bytes by sendfile() */
+    int64_t cache_window;              /* logrep.page.cache.window.bytes, 0: no limit */
     char log_dir[4096];
     int32_t node_id;
 } broker_conf;
@@ -46,6 +48,11 @@ typedef struct broker_conf {
  * usable, -1 otherwise. Unknown properties are warnings. */
 int broker_conf_load(broker_conf *bc, const char *path, char **overrides, int n_overrides);
 void broker_conf_free(broker_conf *bc);
+
+/* The POSIX storage backend, keeping at most about `window` bytes of each
+ * segment file's tail in the page cache (0: no limit). storage.c. */
+struct logrep_storage;
+logrep_err broker_storage_new(logrep_conf *conf, uint64_t window, struct logrep_storage **out);
 
 /* Runs the server until SIGTERM/SIGINT (controlled shutdown). Returns the
  * process exit status. */

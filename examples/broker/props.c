@@ -54,10 +54,14 @@ static const char *const ignored[] = {
 };
 
 /* The host's own properties (not library ones). */
-enum { H_METRICS, H_MAXCONN, H_IDLE, H_SHUTDOWN_TIMEOUT, H_LOGLEVEL, H_SECMAP, H_COUNT };
+enum {
+    H_METRICS, H_MAXCONN, H_IDLE, H_SHUTDOWN_TIMEOUT, H_LOGLEVEL, H_SECMAP, H_SENDFILE,
+    H_CACHE_WINDOW, H_COUNT
+};
 static const char *const host_props[H_COUNT] = {
     "metrics.listener", "max.connections", "connections.max.idle.ms",
     "controlled.shutdown.timeout.ms", "logrep.log.level", "listener.security.protocol.map",
+    "logrep.sendfile", "logrep.page.cache.window.bytes",
 };
 
 static char *trim(char *s)
@@ -307,6 +311,8 @@ int broker_conf_load(broker_conf *bc, const char *path, char **overrides, int n_
     bc->idle_ms = 600000;
     bc->shutdown_timeout_ms = 30000;
     bc->log_level = LOGREP_LOG_INFO;
+    bc->sendfile = 0;
+    bc->cache_window = 64 << 20;
     int64_t x;
     if (L->host_set[H_MAXCONN]) {
         if (parse_i64(L->host_vals[H_MAXCONN], &x) || x < 1 || x > 1000000) {
@@ -346,6 +352,24 @@ int broker_conf_load(broker_conf *bc, const char *path, char **overrides, int n_
                             "error|warn|info|debug|trace\n");
             L->errors++;
         }
+    }
+    if (L->host_set[H_SENDFILE]) {
+        const char *v = L->host_vals[H_SENDFILE];
+        if (strcmp(v, "true") != 0 && strcmp(v, "false") != 0) {
+            fprintf(stderr, "logrep-broker: error: logrep.sendfile must be true|false\n");
+            L->errors++;
+        } else
+            bc->sendfile = strcmp(v, "true") == 0;
+    }
+    if (L->host_set[H_CACHE_WINDOW]) {
+        /* storage.c works in 4 MiB steps: a smaller window would drop ranges
+         * whose writeback has only just started. */
+        if (parse_i64(L->host_vals[H_CACHE_WINDOW], &x) || (x != 0 && x < (8 << 20))) {
+            fprintf(stderr, "logrep-broker: error: logrep.page.cache.window.bytes must be 0 "
+                            "(no limit) or >= 8388608\n");
+            L->errors++;
+        } else
+            bc->cache_window = x;
     }
     if (L->host_set[H_SECMAP] && check_security_map(L->host_vals[H_SECMAP]) != 0)
         L->errors++;
