@@ -340,9 +340,8 @@ static int gather(conn *c, struct iovec *iov, int max)
 
 /* Writes as much as the socket takes. Record bytes leave either with
  * sendfile() or, by default, read into a staging buffer and written with
- * the response headers around them in one writev: over loopback on the
- * 2-core VM of shared/reference/perf.md, sendfile moved half the bytes
- * per second that write() did, and bench-broker's 1 KiB load ran ~18%
+ * the response headers around them in one writev: over loopback on a
+ * 2-core VM, sendfile moved half the bytes per second that write() did, and bench-broker's 1 KiB load ran ~18%
  * faster with the staging copy. Bytes read but not taken by the socket
  * are read again next time. */
 static void conn_flush(conn *c)

@@ -2,9 +2,8 @@
  * page-cache footprint for segment files.
  *
  * Appends that grow the page cache take fresh pages from the kernel. In a
- * VM whose free memory is handed back to the host (virtio-balloon free
- * page reporting, as on this Firecracker machine), a fresh page costs a
- * host fault on first touch: buffered writes into new pages ran at
+ * VM whose free memory is handed back to the host (free page reporting of
+ * a balloon device), a fresh page costs a host fault on first touch: buffered writes into new pages ran at
  * ~0.45 GB/s here against ~6 GB/s into recycled ones, and with three
  * replicas on one machine that copy was most of the brokers' CPU at 1 KiB
  * records. So once a segment's end has moved `window` bytes past a range,
