@@ -46,6 +46,11 @@ cluster_init() {
             echo "broker.heartbeat.interval.ms=500"
             echo "controlled.shutdown.timeout.ms=5000"
             echo "metrics.listener=http://127.0.0.1:$(free_port)"
+            # Both ways record bytes leave: node 2 sendfile()s them, the
+            # others stage them for writev (the default); node 3 keeps
+            # the smallest page-cache window.
+            [ "$i" = 2 ] && echo "logrep.sendfile=true"
+            [ "$i" = 3 ] && echo "logrep.page.cache.window.bytes=8388608"
             echo "${CL_EXTRA_PROPS:-}"
         } > "$CL_DIR/node$i.properties"
     done
