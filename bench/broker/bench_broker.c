@@ -5,9 +5,11 @@
  * run, each for a fixed time; prints throughput ratios, the rate at which
  * a consumer reads the whole topic back afterwards, and the
  * produce-to-consume p99 (a consumer reads alongside the producer). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
@@ -23,7 +25,7 @@ typedef struct figures {
 /* Accounting arrays for this many records per second of run: above what
  * either cluster reaches, so a run ends by time, not by filling them. */
 #define CAP_PER_S_SMALL 5000000
-#define CAP_PER_S_LARGE 2500000
+#define CAP_PER_S_LARGE 5000000
 
 /* Produces for `seconds` with a consumer reading alongside (its reads
  * give the produce-to-consume latency). With read_back, a fresh consumer
@@ -78,14 +80,75 @@ static figures run_load(const char *bootstrap, const char *topic, int value_size
     return f;
 }
 
+#define MAX_ROUNDS 9
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+static double median(const double *v, int n)
+{
+    double s[MAX_ROUNDS];
+    memcpy(s, v, sizeof *s * (size_t)n);
+    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    return s[n / 2];
+}
+
+static double lowest(const double *v, int n)
+{
+    double x = v[0];
+    for (int i = 1; i < n; i++)
+        x = v[i] < x ? v[i] : x;
+    return x;
+}
+
+static double highest(const double *v, int n)
+{
+    double x = v[0];
+    for (int i = 1; i < n; i++)
+        x = v[i] > x ? v[i] : x;
+    return x;
+}
+
+/* The median of one figure (a double at `off` in figures) over n rounds. */
+static double median_of(const figures *f, int n, size_t off)
+{
+    double v[MAX_ROUNDS];
+    for (int i = 0; i < n; i++)
+        memcpy(&v[i], (const char *)&f[i] + off, sizeof v[i]);
+    return median(v, n);
+}
+
+#define MEDIAN(arr, field) median_of(arr, rounds, offsetof(figures, field))
+
+static int start_cluster(cluster *c, const char *broker, const char *props)
+{
+    if (cluster_init(c, broker, 3, props) != 0)
+        return -1;
+    for (int i = 1; i <= 3; i++)
+        cluster_node_start(c, i);
+    if (cluster_wait_ready(c, 30000) != 0) {
+        fprintf(stderr, "bench: cluster did not start\n");
+        cluster_destroy(c);
+        return -1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *broker = argc > 1 ? argv[1] : "build/logrep-broker";
     double seconds = argc > 2 ? atof(argv[2]) : 4;
     /* For profiling: BENCH_BROKER_ONLY=1024-none (or a list:
      * 100-none,1024-none), BENCH_BROKER_SIDE=logrep or mock to run one
-     * side only, BENCH_BROKER_PROPS="a=1;b=2" for more broker properties. */
+     * side only, BENCH_BROKER_PROPS="a=1;b=2" for more broker properties,
+     * BENCH_BROKER_ROUNDS (default 3) for more rounds. */
     const char *only = getenv("BENCH_BROKER_ONLY");
+    int rounds = getenv("BENCH_BROKER_ROUNDS") ? atoi(getenv("BENCH_BROKER_ROUNDS")) : 3;
+    if (rounds < 1 || rounds > MAX_ROUNDS)
+        rounds = 3;
     const char *side = getenv("BENCH_BROKER_SIDE");
     int no_mock = side && strcmp(side, "logrep") == 0;
     int no_logrep = side && strcmp(side, "mock") == 0;
@@ -94,24 +157,14 @@ int main(int argc, char **argv)
     for (char *p = props; *p; p++)
         if (*p == ';')
             *p = '\n';
-    cluster c;
-    if (cluster_init(&c, broker, 3, props) != 0)
-        return 1;
-    for (int i = 1; i <= 3; i++)
-        cluster_node_start(&c, i);
     char err[512];
-    if (cluster_wait_ready(&c, 30000) != 0) {
-        fprintf(stderr, "bench: cluster did not start\n");
-        cluster_destroy(&c);
-        return 1;
-    }
     rd_kafka_conf_t *mc = rd_kafka_conf_new();
     rd_kafka_conf_set(mc, "log_level", "2", err, sizeof err);
     rd_kafka_t *mrk = rd_kafka_new(RD_KAFKA_PRODUCER, mc, err, sizeof err);
     rd_kafka_mock_cluster_t *mock = rd_kafka_mock_cluster_new(mrk, 3);
     const char *mock_bs = rd_kafka_mock_cluster_bootstraps(mock);
     printf("bench-broker: idempotent acks=all librdkafka producer, 6 partitions, 1000 keys, %.0f s "
-           "per run\n", seconds);
+           "per run, medians of %d rounds\n", seconds, rounds);
     printf("%-12s %12s %12s %7s %12s %12s %10s %10s\n", "load", "logrep rec/s", "mock rec/s",
            "ratio", "target", "consume/s", "e2e p99", "ack p50");
     int sizes[] = {100, 1024};
@@ -123,26 +176,51 @@ int main(int argc, char **argv)
             snprintf(topic, sizeof topic, "bench-%d-%s", sizes[si], codecs[ci]);
             if (only && !strstr(only, topic + 6))
                 continue;
-            kc_create_topic(c.bootstrap, topic, 6, 3, "2", err, sizeof err);
-            rd_kafka_mock_topic_create(mock, topic, 6, 3);
-            figures a = {0}, m = {0};
-            if (!no_logrep)
-                a = run_load(c.bootstrap, topic, sizes[si], codecs[ci], seconds, 1);
-            if (!no_mock)
-                m = run_load(mock_bs, topic, sizes[si], codecs[ci], seconds, 0);
-            double ratio = m.produce_rps > 0 ? a.produce_rps / m.produce_rps : 0;
+            /* A fresh cluster (empty data directories) for each load, so
+             * no load inherits another's page cache, files or writeback.
+             * Rounds alternate the two clusters, a fresh topic each, so
+             * both see the same load on a shared machine; medians. */
+            cluster c;
+            memset(&c, 0, sizeof c);
+            if (!no_logrep && start_cluster(&c, broker, props) != 0)
+                return 1;
+            figures a[MAX_ROUNDS] = {{0}}, m[MAX_ROUNDS] = {{0}};
+            double ratio[MAX_ROUNDS] = {0};
+            int ok = 1, capped = 0;
+            for (int r = 0; r < rounds; r++) {
+                char rt[80];
+                snprintf(rt, sizeof rt, "%s-r%d", topic, r);
+                if (!no_logrep)
+                    kc_create_topic(c.bootstrap, rt, 6, 3, "2", err, sizeof err);
+                rd_kafka_mock_topic_create(mock, rt, 6, 3);
+                /* Each run starts with no dirty pages left by the one
+                 * before: writeback of earlier loads otherwise lands on
+                 * whichever run follows. */
+                sync();
+                if (!no_logrep)
+                    a[r] = run_load(c.bootstrap, rt, sizes[si], codecs[ci], seconds, 1);
+                sync();
+                if (!no_mock)
+                    m[r] = run_load(mock_bs, rt, sizes[si], codecs[ci], seconds, 0);
+                ratio[r] = m[r].produce_rps > 0 ? a[r].produce_rps / m[r].produce_rps : 0;
+                ok &= a[r].ok || no_logrep;
+                capped |= a[r].capped || m[r].capped;
+            }
             double target = sizes[si] < 512 ? 1.0 : 0.6;
-            printf("%4d B %-5s %12.0f %12.0f %7.2f %10s%.1f %12.0f %8.1fms %8.1fms%s%s\n", sizes[si],
-                   codecs[ci], a.produce_rps, m.produce_rps, ratio, ">=", target, a.consume_rps,
-                   a.e2e_p99_ms, a.ack_p50_ms, a.ok ? "" : "  (read-back check FAILED)",
-                   a.capped || m.capped ? "  (record cap reached: ratio not measured)" : "");
+            printf("%4d B %-5s %12.0f %12.0f %7.2f %10s%.1f %12.0f %8.1fms %8.1fms  (ratios %.2f..%.2f)%s%s\n",
+                   sizes[si], codecs[ci], MEDIAN(a, produce_rps), MEDIAN(m, produce_rps),
+                   median(ratio, rounds), ">=", target, MEDIAN(a, consume_rps), MEDIAN(a, e2e_p99_ms),
+                   MEDIAN(a, ack_p50_ms), lowest(ratio, rounds), highest(ratio, rounds),
+                   ok ? "" : "  (read-back check FAILED)",
+                   capped ? "  (record cap reached: ratio not measured)" : "");
             fflush(stdout);
-            if (!a.ok && !no_logrep)
+            if (!ok)
                 rc = 1;
+            if (!no_logrep)
+                cluster_destroy(&c);
         }
     }
     rd_kafka_mock_cluster_destroy(mock);
     rd_kafka_destroy(mrk);
-    cluster_destroy(&c);
     return rc;
 }
