@@ -416,14 +416,16 @@ static void *fl_node(void *arg)
             int fd = fds[evs[i].data.u32];
             while (read(fd, buf, sizeof buf) > 0)
                 ;
-            ssize_t w = 100;
-            if (who != 0)
-                w = write(fd, buf, 100);
-            else if (fd == fl_cl[1])
-                w = write(fl_f[0][0], buf, 100) + write(fl_f[1][0], buf, 100) - 100, acks = 0;
-            else if (++acks == 2)
-                w = write(fl_cl[1], buf, 100);
-            if (w != 100)
+            int ok = 1;
+            if (who != 0) {
+                ok = write(fd, buf, 100) == 100; /* a follower's next fetch */
+            } else if (fd == fl_cl[1]) {         /* the produce: to both followers */
+                ok = write(fl_f[0][0], buf, 100) == 100 && write(fl_f[1][0], buf, 100) == 100;
+                acks = 0;
+            } else if (++acks == 2) { /* both followers caught up: the ack */
+                ok = write(fl_cl[1], buf, 100) == 100;
+            }
+            if (!ok)
                 die("floor write");
         }
     }
