@@ -293,23 +293,36 @@ static void *echo_thread(void *arg)
 static int rtt_client, rtt_server;
 static pthread_t rtt_thread;
 
-static void rtt_setup(void)
+static int fl_cl[2], fl_f[2][2];
+static atomic_int fl_stop;
+
+/* A connected loopback TCP pair with TCP_NODELAY, non-blocking if asked. */
+static void tcp_pair(int *a, int *b, int nonblock)
 {
     int ls = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET};
-    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-    bind(ls, (struct sockaddr *)&a, sizeof a);
-    listen(ls, 1);
-    socklen_t al = sizeof a;
-    getsockname(ls, (struct sockaddr *)&a, &al);
-    rtt_client = socket(AF_INET, SOCK_STREAM, 0);
-    if (connect(rtt_client, (struct sockaddr *)&a, sizeof a) != 0)
+    struct sockaddr_in s = {.sin_family = AF_INET};
+    inet_pton(AF_INET, "127.0.0.1", &s.sin_addr);
+    socklen_t l = sizeof s;
+    if (bind(ls, (struct sockaddr *)&s, sizeof s) || listen(ls, 1) ||
+        getsockname(ls, (struct sockaddr *)&s, &l))
+        die("listen");
+    *a = socket(AF_INET, SOCK_STREAM, 0);
+    if (connect(*a, (struct sockaddr *)&s, sizeof s))
         die("connect");
-    rtt_server = accept(ls, NULL, NULL);
+    *b = accept(ls, NULL, NULL);
     close(ls);
     int one = 1;
-    setsockopt(rtt_client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    setsockopt(rtt_server, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(*a, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(*b, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (nonblock) {
+        fcntl(*a, F_SETFL, O_NONBLOCK);
+        fcntl(*b, F_SETFL, O_NONBLOCK);
+    }
+}
+
+static void rtt_setup(void)
+{
+    tcp_pair(&rtt_client, &rtt_server, 0);
     pthread_create(&rtt_thread, NULL, echo_thread, (void *)(intptr_t)rtt_server);
 }
 
@@ -369,30 +382,6 @@ static void latency_run(int cid, logrep_msg *m, logrep_msg *r, logrep_batch_buil
  * processing at all: client -> leader, leader -> both followers, both
  * followers -> leader, leader -> client, 100 B each, every thread waiting
  * in epoll_wait as the node loops do. Returns the p50 in microseconds. */
-static int fl_cl[2], fl_f[2][2];
-static atomic_int fl_stop;
-
-static void fl_pair(int *a, int *b)
-{
-    int ls = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in s = {.sin_family = AF_INET};
-    inet_pton(AF_INET, "127.0.0.1", &s.sin_addr);
-    socklen_t l = sizeof s;
-    if (bind(ls, (struct sockaddr *)&s, sizeof s) || listen(ls, 1) ||
-        getsockname(ls, (struct sockaddr *)&s, &l))
-        die("floor listen");
-    *a = socket(AF_INET, SOCK_STREAM, 0);
-    if (connect(*a, (struct sockaddr *)&s, sizeof s))
-        die("floor connect");
-    *b = accept(ls, NULL, NULL);
-    close(ls);
-    int one = 1;
-    setsockopt(*a, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    setsockopt(*b, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    fcntl(*a, F_SETFL, O_NONBLOCK);
-    fcntl(*b, F_SETFL, O_NONBLOCK);
-}
-
 static void *fl_node(void *arg)
 {
     int who = (int)(intptr_t)arg; /* 0: leader, 1 and 2: followers */
@@ -435,9 +424,9 @@ static void *fl_node(void *arg)
 
 static double pattern_floor_us(void)
 {
-    fl_pair(&fl_cl[0], &fl_cl[1]);
-    fl_pair(&fl_f[0][0], &fl_f[0][1]);
-    fl_pair(&fl_f[1][0], &fl_f[1][1]);
+    tcp_pair(&fl_cl[0], &fl_cl[1], 1);
+    tcp_pair(&fl_f[0][0], &fl_f[0][1], 1);
+    tcp_pair(&fl_f[1][0], &fl_f[1][1], 1);
     pthread_t th[3];
     atomic_store(&fl_stop, 0);
     for (int i = 0; i < 3; i++)

@@ -66,6 +66,17 @@ typedef struct cluster {
 
 static cluster W;
 
+/* Appends f to the queue (head, tail). */
+static void fq_push(frame **head, frame **tail, frame *f)
+{
+    f->next = NULL;
+    if (*tail)
+        (*tail)->next = f;
+    else
+        *head = f;
+    *tail = f;
+}
+
 /* Threaded mode: one inbox per node (index 0: the bench client). */
 typedef struct box {
     pthread_mutex_t mu;
@@ -91,11 +102,7 @@ static void box_push(int to, frame *f)
     box *b = &boxes[to];
     pthread_mutex_lock(&b->mu);
     int was_empty = !b->head;
-    if (b->tail)
-        b->tail->next = f;
-    else
-        b->head = f;
-    b->tail = f;
+    fq_push(&b->head, &b->tail, f);
     pthread_mutex_unlock(&b->mu);
     if (was_empty)
         pthread_cond_signal(&b->cv);
@@ -173,7 +180,6 @@ static void go_threaded(void)
     while (W.head) {
         frame *f = W.head;
         W.head = f->next;
-        f->next = NULL;
         end *e = &W.ends[f->conn];
         if (e->used)
             box_push(e->owner == CLIENT ? 0 : e->owner, f);
@@ -197,12 +203,7 @@ static void go_lockstep(void)
         boxes[i].head = boxes[i].tail = NULL;
         while (f) {
             frame *next = f->next;
-            f->next = NULL;
-            if (W.tail)
-                W.tail->next = f;
-            else
-                W.head = f;
-            W.tail = f;
+            fq_push(&W.head, &W.tail, f);
             f = next;
         }
     }
@@ -237,11 +238,7 @@ static void enqueue(uint64_t c, const logrep_seg *segs, size_t nsegs)
         box_push(owner == CLIENT ? 0 : owner, f);
         return;
     }
-    if (W.tail)
-        W.tail->next = f;
-    else
-        W.head = f;
-    W.tail = f;
+    fq_push(&W.head, &W.tail, f);
 }
 
 static logrep_err t_send(void *ctx, uint64_t c, const logrep_seg *segs, size_t nsegs)
@@ -314,12 +311,7 @@ static int pump(void)
         if (!e->used) {
             free(f);
         } else if (e->owner == CLIENT) {
-            f->next = NULL;
-            if (W.inbox_tail)
-                W.inbox_tail->next = f;
-            else
-                W.inbox = f;
-            W.inbox_tail = f;
+            fq_push(&W.inbox, &W.inbox_tail, f);
         } else {
             if (e->accepted)
                 logrep_node_request(W.node[e->owner], f->conn, f->data, f->len, W.now);
@@ -458,12 +450,7 @@ static uint64_t await(uint64_t c, int api, int version)
         }
         for (frame *f = box_take(0); f;) {
             frame *next = f->next;
-            f->next = NULL;
-            if (W.inbox_tail)
-                W.inbox_tail->next = f;
-            else
-                W.inbox = f;
-            W.inbox_tail = f;
+            fq_push(&W.inbox, &W.inbox_tail, f);
             f = next;
         }
     }
