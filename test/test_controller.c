@@ -452,8 +452,8 @@ Test(controller, election_prefers_isr_then_elr)
 
 /* S12: last replica standing + unclean restart. ISR {A,B,C} -> {A,C} ->
  * {A}; C is in the ELR; A loses power (unclean), B and C are fenced too;
- * A's unclean registration removes it from ELR and last known leader; C
- * comes back and is elected from the ELR, not A. */
+ * A's unclean registration removes it from the ELR; C comes back and is
+ * elected from the ELR, not A. */
 Test(controller, s12_last_replica_standing)
 {
     tc_cluster c;
@@ -480,12 +480,13 @@ Test(controller, s12_last_replica_standing)
     ASSERT_IDS(p->lke, p->n_lke, tc_ids(&A, 1));
     cr_assert(lr_md_ids_contains(p->elr, p->n_elr, A));
     cr_assert(lr_md_ids_contains(p->elr, p->n_elr, C));
-    /* A restarts uncleanly (no clean-shutdown epoch): out of ELR and LastKnownElr */
+    /* A restarts uncleanly (no clean-shutdown epoch): out of the ELR; still
+     * the last known leader, but that only counts once the ELR is empty */
     cr_assert_eq(tc_join(&c, A, "r1", -1), 0);
     p = tc_part(&c, "t", 0);
     cr_assert_eq(p->leader, LR_MD_NO_LEADER, "A must not be elected");
     ASSERT_IDS(p->elr, p->n_elr, tc_ids(&C, 1));
-    cr_assert_eq(p->n_lke, 0);
+    ASSERT_IDS(p->lke, p->n_lke, tc_ids(&A, 1));
     lr_ctl_stats s;
     lr_ctl_get_stats(c.ctl, &s);
     cr_assert_eq(s.unclean_restarts, 1);
@@ -495,15 +496,19 @@ Test(controller, s12_last_replica_standing)
     cr_assert_eq(p->leader, C);
     ASSERT_IDS(p->isr, p->n_isr, tc_ids(&C, 1));
     cr_assert_eq(p->lrs, LR_MD_RECOVERED, "an ELR election is clean");
+    cr_assert_eq(p->n_lke, 0);
     lr_ctl_get_stats(c.ctl, &s);
     cr_assert_eq(s.unclean_elections, 0);
+    cr_assert_eq(s.last_known_leader_elections, 0);
     tc_check(&c);
     tc_stop(&c);
 }
 
-/* S13: whole-cluster outage with unclean election off: the partition ends
- * offline once every ELR member restarted uncleanly; with unclean
- * election on, it comes back through an unclean election (counted). */
+/* S13: whole-cluster outage. Unclean restarts empty the ELR, but the last
+ * leader stays in LastKnownElr (as in Kafka): with unclean election off it
+ * comes back as leader once it returns (a last-known-leader election,
+ * RECOVERING); with unclean election on, the first broker back wins an
+ * unclean election (counted). */
 static void s13(int unclean)
 {
     tc_cluster c;
@@ -538,23 +543,25 @@ static void s13(int unclean)
         lr_ctl_get_stats(c.ctl, &s);
         cr_assert_eq(s.unclean_elections, 1);
     } else {
-        cr_assert_eq(p->leader, LR_MD_NO_LEADER);
+        cr_assert_eq(p->leader, LR_MD_NO_LEADER, "C, the only candidate, is still away");
         ASSERT_IDS(p->elr, p->n_elr, tc_ids(&C, 1));
-        cr_assert_eq(tc_join(&c, C, "r3", -1), 0);
-        p = tc_part(&c, "t", 0);
-        cr_assert_eq(p->leader, LR_MD_NO_LEADER, "offline: no clean candidate left");
-        cr_assert_eq(p->n_elr, 0);
-        cr_assert_eq(p->n_lke, 0);
-        cr_assert_eq(p->n_isr, 0);
+        ASSERT_IDS(p->lke, p->n_lke, tc_ids(&C, 1));
         lr_buf out;
         lr_buf_init(&out, &lr_alloc_default);
         cr_assert_eq(lr_md_describe(lr_ctl_image(c.ctl), NULL, LR_MD_DESCRIBE_UNAVAILABLE, &out), 0);
         cr_assert(out.len > 0 && strstr((char *)out.data, "Leader: none"));
         lr_buf_free(&out);
-        /* an operator-requested unclean election brings it back */
-        cr_assert_eq(lr_ctl_elect_leader(c.ctl, "t", 0, LR_CTL_ELECT_UNCLEAN), 0);
+        cr_assert_eq(tc_join(&c, C, "r3", -1), 0);
         p = tc_part(&c, "t", 0);
-        cr_assert_eq(p->leader, A);
+        cr_assert_eq(p->leader, C, "the last known leader is elected once it is back");
+        ASSERT_IDS(p->isr, p->n_isr, tc_ids(&C, 1));
+        cr_assert_eq(p->n_elr, 0);
+        cr_assert_eq(p->n_lke, 0, "cleared once the partition has a leader");
+        cr_assert_eq(p->lrs, LR_MD_RECOVERING);
+        lr_ctl_stats s;
+        lr_ctl_get_stats(c.ctl, &s);
+        cr_assert_eq(s.unclean_elections, 0);
+        cr_assert_eq(s.last_known_leader_elections, 1);
         cr_assert_eq(lr_ctl_elect_leader(c.ctl, "t", 0, LR_CTL_ELECT_UNCLEAN),
                      LOGREP_ERR_ELECTION_NOT_NEEDED);
     }
@@ -565,11 +572,10 @@ static void s13(int unclean)
 Test(controller, s13_whole_cluster_outage_unclean_off) { s13(0); }
 Test(controller, s13_whole_cluster_outage_unclean_on) { s13(1); }
 
-/* Last known leader. The controller itself never leaves LastKnownElr = {X}
- * with an empty ELR (an unclean restart clears both), but a stream may
- * carry that state (e.g. after a min ISR change raced an outage, or written
- * by another controller): X is then elected when it is acceptable, with
- * ISR := {X} and leader recovery RECOVERING. */
+/* Last known leader, from a stream that empties the ELR and keeps
+ * LastKnownElr = {X} (as unclean restarts do, or another controller): X is
+ * then elected when it is acceptable, with ISR := {X} and leader recovery
+ * RECOVERING; nobody else is. */
 Test(controller, last_known_leader_election)
 {
     tc_cluster c;
@@ -772,6 +778,78 @@ Test(controller, failover_sessions)
     int32_t l = tc_part(&c, "t", 0)->leader;
     expire(&c, l);
     cr_assert_neq(tc_part(&c, "t", 0)->leader, l);
+    tc_check(&c);
+    tc_stop(&c);
+}
+
+/* A controller that restarted has heard from nobody: a new incarnation of
+ * a replayed broker (the whole cluster restarted after a crash) registers
+ * at once instead of waiting out a session that proves nothing; once this
+ * controller has heard from an incarnation, another is refused again. */
+Test(controller, restarted_controller_admits_new_incarnations)
+{
+    tc_cluster c;
+    tc_start(&c, MIN2);
+    join3(&c);
+    topic3(&c);
+    lr_ctl *c2 = lr_ctl_new(c.conf, tc_sink, &c.log);
+    for (size_t i = 0; i < c.log.n; i++) {
+        size_t len;
+        const uint8_t *r = tc_log_rec(&c.log, i, &len);
+        cr_assert_eq(lr_ctl_replay(c2, r, len), 0);
+    }
+    lr_ctl_free(c.ctl);
+    c.ctl = c2;
+    cr_assert_eq(lr_ctl_tick(c.ctl, c.now), 0);
+    int64_t old_epoch = c.epochs[1];
+    cr_assert_eq(tc_join(&c, 1, "r1", -1), 0, "admitted at once");
+    cr_assert_gt(c.epochs[1], old_epoch);
+    /* broker 2's old incarnation heartbeats to the new controller: heard */
+    lr_ctl_heartbeat_req hb = {2, c.epochs[2], lr_md_next_offset(lr_ctl_image(c.ctl)) - 1, 0, 0};
+    lr_ctl_heartbeat_resp hr;
+    cr_assert_eq(lr_ctl_heartbeat(c.ctl, &hb, c.now, &hr), 0);
+    lr_ctl_endpoint ep = {"PLAINTEXT", "h2", 9092, 0};
+    lr_ctl_register_req req = {.broker_id = 2, .rack = "r2", .endpoints = &ep, .n_endpoints = 1,
+                               .previous_broker_epoch = -1};
+    memset(req.incarnation, 0x77, 16);
+    lr_ctl_register_resp rr;
+    cr_assert_eq(lr_ctl_register_broker(c.ctl, &req, c.now + 10, &rr),
+                 LOGREP_ERR_DUPLICATE_BROKER_REGISTRATION, "a live incarnation keeps its id");
+    /* its clean-shutdown marker proves the old incarnation ended */
+    req.previous_broker_epoch = c.epochs[2];
+    cr_assert_eq(lr_ctl_register_broker(c.ctl, &req, c.now + 10, &rr), 0);
+    cr_assert(rr.clean);
+    tc_check(&c);
+    tc_stop(&c);
+}
+
+/* One replica, unclean restart (kill -9 of a one-node cluster): the broker
+ * is fenced, leaves the ISR, but stays the last known leader and leads
+ * again once it is back and caught up. */
+Test(controller, single_replica_unclean_restart_leads_again)
+{
+    tc_cluster c;
+    tc_start(&c, NULL);
+    cr_assert_eq(tc_join(&c, 1, "r1", -1), 0);
+    cr_assert_eq(tc_topic(&c, "solo", 1, 1, NULL), 0);
+    const lr_md_partition *p = tc_part(&c, "solo", 0);
+    cr_assert_eq(p->leader, 1);
+    /* killed: the session expires, the only replica leaves the ISR */
+    c.now += 20000;
+    cr_assert_eq(lr_ctl_tick(c.ctl, c.now), 0);
+    p = tc_part(&c, "solo", 0);
+    cr_assert_eq(p->leader, LR_MD_NO_LEADER);
+    cr_assert_eq(p->n_isr, 0);
+    cr_assert_eq(tc_join(&c, 1, "r1", -1), 0, "a new incarnation, unclean");
+    p = tc_part(&c, "solo", 0);
+    cr_assert_eq(p->leader, 1, "the last known leader is elected again");
+    ASSERT_IDS(p->isr, p->n_isr, tc_ids((int32_t[]){1}, 1));
+    cr_assert_eq(p->n_lke, 0);
+    lr_ctl_stats s;
+    lr_ctl_get_stats(c.ctl, &s);
+    cr_assert_eq(s.unclean_restarts, 1);
+    cr_assert_eq(s.last_known_leader_elections, 1);
+    cr_assert_eq(s.unclean_elections, 0);
     tc_check(&c);
     tc_stop(&c);
 }

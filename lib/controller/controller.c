@@ -10,6 +10,7 @@
 typedef struct ctl_session {
     int32_t id;
     uint8_t live;              /* has a session (cleared when fenced by timeout/shutdown) */
+    uint8_t heard;             /* this controller has heard from the incarnation it holds */
     int64_t last_contact_ms;   /* -1: starts at the next timed call */
     int64_t metadata_offset;   /* last reported by a heartbeat, -1 unknown */
     int64_t cs_offset;         /* controlled shutdown: records up to here must be applied */
@@ -187,7 +188,7 @@ typedef struct change_opts {
     int32_t n_target_isr;
     int32_t remove;  /* leaves the ISR and may not lead (fencing, shutdown); -1 none */
     int32_t add;     /* may lead although the image still shows it fenced; -1 none */
-    int32_t unclean; /* restarted uncleanly: leaves ISR, ELR, LastKnownElr; -1 none */
+    int32_t unclean; /* restarted uncleanly: leaves ISR and ELR; -1 none */
     int mode;        /* MODE_* */
     int8_t target_lrs;   /* LR_MD_LRS_NO_CHANGE: keep */
     uint8_t clear_elr;   /* min.insync.replicas changed: drop ELR state, no election */
@@ -304,9 +305,11 @@ static int partition_change(lr_ctl *ctl, const lr_md_topic *t, int32_t pid, cons
     for (int32_t i = 0; i < nsrc; i++)
         if (src[i] != o->remove && src[i] != o->unclean)
             isr.v[isr.n++] = src[i];
+    /* An uncleanly restarted last leader stays in LastKnownElr, as in
+     * Kafka: when ISR and ELR are empty it is the only copy of what was
+     * committed that may come back (docs/controller.md). */
     memcpy(lke.v, p->lke, p->n_lke * sizeof *lke.v);
     lke.n = p->n_lke;
-    drop(&lke, o->unclean);
 
     /* ELR: replicas that left the ISR while it is below min ISR. */
     if (elr_on && !o->clear_elr && isr.n < min_isr) {
@@ -534,7 +537,14 @@ int lr_ctl_register_broker(lr_ctl *ctl, const lr_ctl_register_req *req, int64_t 
     const lr_md_broker *old = lr_md_broker_get(ctl->img, req->broker_id);
     ctl_session *s = session_get(ctl, req->broker_id, 0);
     int same_incarnation = old && memcmp(old->incarnation, req->incarnation, 16) == 0;
-    if (old && !same_incarnation && s && s->live &&
+    /* Another incarnation is refused while the one registered may still be
+     * alive: it has been heard from by this controller within the session
+     * timeout. A session adopted from the replayed log proves nothing (the
+     * whole cluster may have restarted), and a clean-shutdown marker
+     * carrying the registered epoch proves the old incarnation ended. */
+    int old_ended = old && req->previous_broker_epoch >= 0 &&
+                    req->previous_broker_epoch == old->epoch;
+    if (old && !same_incarnation && !old_ended && s && s->live && s->heard &&
         now_ms - s->last_contact_ms <= ctl->session_timeout_ms)
         return LOGREP_ERR_DUPLICATE_BROKER_REGISTRATION;
     if (!(s = session_get(ctl, req->broker_id, 1)))
@@ -556,7 +566,7 @@ int lr_ctl_register_broker(lr_ctl *ctl, const lr_ctl_register_req *req, int64_t 
 
     int clean = 0;
     if (!same_incarnation && old) {
-        clean = req->previous_broker_epoch >= 0 && req->previous_broker_epoch == old->epoch;
+        clean = old_ended;
         /* The old incarnation is gone: fence it if the controller had not
          * noticed yet, then forget what an unclean stop may have lost. */
         if (!old->fenced)
@@ -598,6 +608,7 @@ int lr_ctl_register_broker(lr_ctl *ctl, const lr_ctl_register_req *req, int64_t 
             resp->clean = (uint8_t)clean;
             resp->amended = (uint8_t)same_incarnation;
             s->live = 1;
+            s->heard = 1;
             s->last_contact_ms = now_ms;
             if (!same_incarnation) {
                 s->metadata_offset = -1;
@@ -665,6 +676,7 @@ int lr_ctl_heartbeat(lr_ctl *ctl, const lr_ctl_heartbeat_req *req, int64_t now_m
         return err;
     /* The session is live from here on (the request passed validation). */
     s->live = 1;
+    s->heard = 1;
     s->last_contact_ms = now_ms;
     if (req->current_metadata_offset > s->metadata_offset)
         s->metadata_offset = req->current_metadata_offset;

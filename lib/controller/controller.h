@@ -98,10 +98,13 @@ typedef struct lr_ctl_register_resp {
  * offset of its RegisterBrokerRecord) and starts fenced. If the broker was
  * still unfenced (its session not yet expired) it is fenced first. An
  * unclean restart (previous registration exists, previous_broker_epoch does
- * not match it) removes the broker from every ISR, ELR and LastKnownElr
- * (KIP-966, KAFKA-15586) before the registration record.
+ * not match it) removes the broker from every ISR and ELR (KIP-966,
+ * KAFKA-15586) before the registration record; it stays in LastKnownElr.
  * Returns 0; LOGREP_ERR_DUPLICATE_BROKER_REGISTRATION when another
- * incarnation holds a live session for that id; LOGREP_ERR_INVALID_REGISTRATION
+ * incarnation that this controller heard from within the session timeout
+ * holds the id and previous_broker_epoch does not prove it ended (a
+ * session adopted from the replayed log does not block);
+ * LOGREP_ERR_INVALID_REGISTRATION
  * for a negative id, empty listener name or host, strings over 32767 bytes;
  * LOGREP_ERR__INVALID_ARG for NULL pointers; LOGREP_ERR__NOMEM. */
 int lr_ctl_register_broker(lr_ctl *ctl, const lr_ctl_register_req *req, int64_t now_ms,

@@ -253,12 +253,14 @@ static void send_heartbeat(logrep_node *n, int64_t now_ms)
     logrep_struct *r = logrep_msg_root(n->out);
     lr_f_set_int(r, "BrokerId", n->id);
     lr_f_set_int(r, "BrokerEpoch", n->broker_epoch);
-    lr_f_set_int(r, "CurrentMetadataOffset", lr_md_next_offset(n->img) - 1);
+    int64_t offset = lr_md_next_offset(n->img) - 1;
+    lr_f_set_int(r, "CurrentMetadataOffset", offset);
     lr_f_set_int(r, "WantFence", 0);
     lr_f_set_int(r, "WantShutDown", n->shutting_down);
     if (lr_node_send_request(n, c, LR_OUT_HEARTBEAT, NULL, now_ms) == 0) {
         n->heartbeat_in_flight = 1;
         n->last_heartbeat = now_ms;
+        n->hb_offset = offset;
     }
 }
 
@@ -505,7 +507,12 @@ void lr_broker_tick(logrep_node *n, int64_t now_ms)
     if (n->broker_epoch < 0)
         return;
     int64_t hb = lr_conf_int(n->conf, LR_CONF_BROKER_HEARTBEAT_INTERVAL_MS);
-    if (!n->heartbeat_in_flight && (now_ms - n->last_heartbeat >= hb || n->shutting_down))
+    /* A fenced broker reports each metadata step at once: it is unfenced
+     * (and its partitions get leaders) as soon as it has caught up, not a
+     * heartbeat interval later. */
+    int caught_up_news = n->fenced && lr_md_next_offset(n->img) - 1 > n->hb_offset;
+    if (!n->heartbeat_in_flight &&
+        (now_ms - n->last_heartbeat >= hb || n->shutting_down || caught_up_news))
         send_heartbeat(n, now_ms);
     if (!n->md_fetching && now_ms >= n->md_fetch_after)
         send_metadata_fetch(n, now_ms);
@@ -620,6 +627,8 @@ int lr_broker_response(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_ms)
         }
         n->broker_epoch = lr_f_int(rs, "BrokerEpoch");
         n->last_heartbeat = 0;
+        n->fenced = 1; /* a new registration starts fenced */
+        n->hb_offset = -1;
         LR_LOG(&n->logger, LOGREP_LOG_INFO, "node", "registered with broker epoch %lld",
                (long long)n->broker_epoch);
         return 0;

@@ -125,6 +125,7 @@ struct logrep_node {
     int registering;
     int64_t last_heartbeat;
     int heartbeat_in_flight;
+    int64_t hb_offset;       /* metadata offset the last heartbeat reported */
     int fenced;
     int shutting_down;
     int shutdown_done;

@@ -11,12 +11,9 @@
 static int converged(logrep_sim *s)
 {
     for (size_t i = 0; i < s->nactors; i++)
-        if (s->actors[i].kind == ACT_PRODUCER && s->actors[i].state != AS_DONE &&
-            !lr_sim_offline_by_design(s, s->actors[i].partition))
+        if (s->actors[i].kind == ACT_PRODUCER && s->actors[i].state != AS_DONE)
             return 0;
     for (int32_t p = 0; p < s->conf.partitions; p++) {
-        if (lr_sim_offline_by_design(s, p))
-            continue;
         const lr_md_partition *mp = lr_sim_ctl_part(s, p);
         if (!mp || mp->leader < 0 || mp->n_isr != mp->n_replicas || mp->n_elr)
             return 0;
@@ -38,8 +35,6 @@ static int converged(logrep_sim *s)
 static int tail_read(logrep_sim *s)
 {
     for (int32_t p = 0; p < s->conf.partitions; p++) {
-        if (lr_sim_offline_by_design(s, p))
-            continue;
         logrep_sim_part v;
         if (logrep_sim_controller_view(s, p, &v) != LOGREP_OK || v.leader < 0) {
             lr_sim_fail(s, "I15: partition %d has no leader after the heal", p);
@@ -103,7 +98,7 @@ LOGREP_API logrep_err logrep_sim_heal(logrep_sim *s, int64_t max_ms)
                  (long long)t);
     for (size_t i = 0; i < s->nactors; i++) {
         lr_sim_actor *a = &s->actors[i];
-        if (a->kind == ACT_PRODUCER && a->state != AS_DONE && !lr_sim_offline_by_design(s, a->partition)) {
+        if (a->kind == ACT_PRODUCER && a->state != AS_DONE) {
             lr_sim_fail(s, "I15: producer %d still has an unanswered batch after the heal", a->idx);
             return LOGREP_ERR__CORRUPT;
         }
@@ -116,6 +111,40 @@ LOGREP_API logrep_err logrep_sim_heal(logrep_sim *s, int64_t max_ms)
 static int32_t pick(logrep_sim *s, int32_t lo, int32_t hi)
 {
     return lo + (int32_t)lr_sim_rand(s, (uint64_t)(hi - lo + 1));
+}
+
+/* Every node, the controller included, dies at once (process crash or
+ * power loss; the controller's disk is never replaced: its metadata log is
+ * the cluster's only copy), stays down a while, then all start again in a
+ * random order. Liveness after the heal proves the cluster comes back. */
+static void whole_cluster_restart(logrep_sim *s, int32_t *down)
+{
+    lr_sim_trace(s, "fault: whole-cluster outage");
+    for (int32_t id = 1; id <= s->nn; id++) {
+        if (!s->node[id])
+            continue;
+        uint64_t m = lr_sim_rand(s, id == s->ctl ? 3 : 4);
+        logrep_sim_kill(s, id, m == 0 ? LOGREP_SIM_CRASH_PROCESS
+                             : m == 1 ? LOGREP_SIM_CRASH_POWER
+                             : m == 2 ? LOGREP_SIM_CRASH_POWER_DROP
+                                      : LOGREP_SIM_CRASH_PROCESS);
+    }
+    if (logrep_sim_run(s, pick(s, 0, 2000)) != LOGREP_OK)
+        return;
+    int32_t order[LR_SIM_MAXN + 1];
+    for (int32_t i = 0; i < s->nn; i++)
+        order[i] = i + 1;
+    for (int32_t i = s->nn - 1; i > 0; i--) {
+        int32_t j = (int32_t)lr_sim_rand(s, (uint64_t)i + 1), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    for (int32_t i = 0; i < s->nn && !s->failed; i++) {
+        logrep_sim_restart(s, order[i]);
+        if (logrep_sim_run(s, pick(s, 0, 300)) != LOGREP_OK)
+            return;
+    }
+    *down = 0;
 }
 
 /* One fault (or a repair) chosen by the seed. */
@@ -170,6 +199,8 @@ static void random_fault(logrep_sim *s, int32_t *down)
         logrep_sim_link(s, b, -1, pick(s, 0, 5), pick(s, 5, 60), (int32_t)lr_sim_rand(s, 30000));
     } else if (r < 93) {
         logrep_sim_client_block(s, b, !s->client_block[b]);
+    } else if (r < 94) {
+        whole_cluster_restart(s, down);
     }
     /* else: quiet period */
 }

@@ -158,6 +158,8 @@ struct logrep_sim {
     logrep_transport tr[LR_SIM_MAXN + 1];
     lr_sim_nodectx nctx[LR_SIM_MAXN + 1];
     uint32_t inc[LR_SIM_MAXN + 1];
+    uint32_t ctl_stats_inc;      /* controller incarnation its counters belong to */
+    int64_t ctl_unclean_seen;    /* its unclean elections already sanctioned */
     /* A disk fault was injected: the node may hold logs in the failed
      * state, which (as in Kafka) only a restart brings back. */
     int disk_faulted[LR_SIM_MAXN + 1];
@@ -251,9 +253,6 @@ void lr_sim_check_end_offset(logrep_sim *s, lr_sim_actor *a, int64_t end, int fr
 void lr_sim_mark_lossy(logrep_sim *s, int32_t id);
 void lr_sim_check_free(logrep_sim *s);
 int lr_sim_check_liveness(logrep_sim *s);
-/* 1 when a partition is offline by design: no leader, ISR and ELR emptied
- * (unclean restarts), unclean election off (replication.md S13). */
-int lr_sim_offline_by_design(logrep_sim *s, int32_t part);
 /* Controller partition (NULL when unknown). */
 const struct lr_md_partition *lr_sim_ctl_part(logrep_sim *s, int32_t part);
 

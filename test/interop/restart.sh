@@ -1,0 +1,132 @@
+#!/bin/bash
+# Restart suite: nodes killed or stopped and started again must serve every
+# acknowledged record again, within seconds of the last node's start.
+#
+#   test/interop/restart.sh BUILD_DIR
+#
+# Cases: one combined broker+controller node after kill -9; a 3-node
+# cluster (node 1 broker+controller) stopped with SIGTERM controller
+# first, controller last, and killed with kill -9 all at once. Each prints
+# the time from the last node's start to all data readable. Every wait is
+# bounded; clusters are always stopped and removed.
+set -u
+B=${1:-build}
+SRC=$(cd "$(dirname "$0")" && pwd)
+BROKER=$B/logrep-broker
+T0=$(date +%s)
+PASS=0
+FAIL=0
+FAILED=""
+[ -x "$BROKER" ] || { echo "restart: $BROKER missing"; exit 1; }
+command -v kcat >/dev/null || { echo "restart: kcat missing (make deps)"; exit 1; }
+
+. "$SRC/cluster.sh"
+
+on_exit() {
+    if [ "$FAIL" != 0 ] && [ -n "${CL_DIR:-}" ] && [ -d "$CL_DIR" ]; then
+        for i in $(seq 1 "${CL_N:-0}"); do
+            echo "---- node $i log (last 15 lines)"
+            tail -15 "$CL_DIR/node$i.log" 2>/dev/null
+        done
+    fi
+    cluster_stop
+}
+trap on_exit EXIT
+trap 'exit 130' INT TERM
+
+pass() { PASS=$((PASS+1)); echo "restart: ok   $1"; }
+fail() { FAIL=$((FAIL+1)); FAILED="$FAILED; $1"; echo "restart: FAIL $1${2:+: $2}"; }
+check() { # check NAME COMMAND...
+    local name=$1; shift
+    if "$@" > "$CL_DIR/check.out" 2>&1; then
+        pass "$name$(grep -h '^readable' "$CL_DIR/check.out" | sed 's/^/: /')"
+    else
+        fail "$name" "$(grep -v '^%[0-9]|' "$CL_DIR/check.out" | tail -5)"
+    fi
+}
+K() { timeout 30 kcat -b "$BOOTSTRAP" -X socket.timeout.ms=20000 "$@"; }
+now_ms() { date +%s%3N; }
+
+TOPICS=""
+# produce TOPIC N: N records acknowledged with acks=all (kcat fails on any
+# undelivered record); remembers the topic for read_all.
+produce() {
+    local topic=$1 n=$2
+    seq 1 "$n" | sed "s/^/$topic record /" |
+        K -P -t "$topic" -X acks=all -X message.timeout.ms=20000 || return 1
+    TOPICS="$TOPICS $topic"
+}
+# Every record of every produced topic, sorted, one line each.
+read_all() {
+    local t
+    for t in $TOPICS; do
+        timeout 10 kcat -b "$BOOTSTRAP" -X socket.timeout.ms=5000 -C -t "$t" -o beginning -e -q \
+            -f "$t %p %o %s\n" 2>/dev/null
+    done | sort
+}
+# After the last node started at $1 (ms): until read_all equals $2's
+# content (60 s at most); prints the time it took.
+wait_readable() {
+    local start=$1 want=$2 got
+    while [ $(( $(now_ms) - start )) -lt 60000 ]; do
+        got=$(read_all)
+        if [ "$got" = "$(cat "$want")" ]; then
+            echo "readable $(( $(now_ms) - start )) ms after the last node started"
+            return 0
+        fi
+        sleep 0.5
+    done
+    echo "after 60 s: $(echo "$got" | grep -c .) of $(grep -c . "$want") records readable"
+    return 1
+}
+
+# ---- one combined node, kill -9, restart
+t_single() {
+    produce quick 1000 || return 1
+    read_all > "$CL_DIR/want"
+    [ "$(grep -c . "$CL_DIR/want")" = 1000 ] || { echo "before: $(grep -c . "$CL_DIR/want") records"; return 1; }
+    node_kill 1 KILL
+    node_start 1
+    wait_readable "$(now_ms)" "$CL_DIR/want"
+}
+CL_EXTRA_PROPS=$'default.replication.factor=1\nmin.insync.replicas=1\nnum.partitions=1'
+cluster_init 1
+cluster_start
+cluster_wait_ready || { fail "single node starts"; exit 1; }
+check "one broker+controller node: kill -9 and restart serves all 1000 acknowledged records" t_single
+cluster_stop
+TOPICS=""
+CL_EXTRA_PROPS=""
+
+# ---- three nodes: stop all (how: $1), start all
+t_cluster() {
+    local how=$1 topic=$2 i
+    produce "$topic" 20000 || return 1
+    read_all > "$CL_DIR/want"
+    case $how in
+    controller-first) for i in 1 2 3; do node_kill "$i" TERM; done ;;
+    controller-last) for i in 3 2 1; do node_kill "$i" TERM; done ;;
+    kill-all)
+        for i in 1 2 3; do kill -KILL "$(node_pid "$i")"; done
+        for i in 1 2 3; do node_kill "$i" KILL; done ;;
+    esac
+    cluster_start
+    wait_readable "$(now_ms)" "$CL_DIR/want"
+}
+cluster_init 3
+cluster_start
+cluster_wait_ready || { fail "cluster of 3 brokers starts"; exit 1; }
+check "3 nodes, SIGTERM controller first, all restarted: every acknowledged record readable" \
+    t_cluster controller-first r-first
+check "3 nodes, SIGTERM controller last, all restarted: every acknowledged record readable" \
+    t_cluster controller-last r-last
+check "3 nodes, kill -9 of all at once, all restarted: every acknowledged record readable" \
+    t_cluster kill-all r-kill
+
+T=$(( $(date +%s) - T0 ))
+if [ "$FAIL" = 0 ]; then
+    echo "restart: $PASS checks passed, 0 failed (${T} s)"
+    exit 0
+fi
+echo "restart: $PASS checks passed, $FAIL FAILED (${T} s):${FAILED}"
+exit 1
