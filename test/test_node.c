@@ -9,6 +9,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "base/endian.h"
+#include "codec/compress.h"
 #include "logrep.h"
 #include "logrep/node.h"
 #include "logrep/proto.h"
@@ -342,15 +346,12 @@ static int leader_of(net *w, int via, const char *topic, int part, int32_t *epoc
     return leader;
 }
 
-static int16_t produce(net *w, int to, const char *topic, int part, const char *value, int16_t acks,
-                       int64_t *base)
+/* Sends one Produce v7 carrying `batch` as the partition's records and
+ * returns the partition's error code (base offset and log append time
+ * through the pointers when not NULL). */
+static int16_t produce_raw(net *w, int to, const char *topic, int part, const void *batch,
+                           size_t blen, int16_t acks, int64_t *base, int64_t *append_time)
 {
-    logrep_batch_builder *b;
-    logrep_batch_builder_new(NULL, &b);
-    logrep_batch_builder_add(b, 1700000000000LL, "k", 1, value, (int32_t)strlen(value), NULL, 0);
-    const uint8_t *batch;
-    size_t blen;
-    logrep_batch_builder_finish(b, &batch, &blen);
     logrep_msg *m, *r;
     logrep_msg_new(NULL, &m);
     logrep_msg_new(NULL, &r);
@@ -371,8 +372,23 @@ static int16_t produce(net *w, int to, const char *topic, int part, const char *
     int16_t err = (int16_t)fint(rp, "ErrorCode");
     if (base)
         *base = fint(rp, "BaseOffset");
+    if (append_time)
+        *append_time = fint(rp, "LogAppendTimeMs");
     logrep_msg_free(m);
     logrep_msg_free(r);
+    return err;
+}
+
+static int16_t produce(net *w, int to, const char *topic, int part, const char *value, int16_t acks,
+                       int64_t *base)
+{
+    logrep_batch_builder *b;
+    logrep_batch_builder_new(NULL, &b);
+    logrep_batch_builder_add(b, 1700000000000LL, "k", 1, value, (int32_t)strlen(value), NULL, 0);
+    const uint8_t *batch;
+    size_t blen;
+    logrep_batch_builder_finish(b, &batch, &blen);
+    int16_t err = produce_raw(w, to, topic, part, batch, blen, acks, base, NULL);
     logrep_batch_builder_free(b);
     return err;
 }
@@ -606,5 +622,144 @@ Test(node, acks_all_needs_no_tick)
     logrep_msg_free(m);
     logrep_msg_free(r);
     logrep_batch_builder_free(b);
+    teardown(&w);
+}
+
+/* ---- leader-side batch validation (issue 12, item 1) ---- */
+
+/* Recomputes the batch CRC after a test changed the inside. */
+static void fix_crc(uint8_t *b, size_t len)
+{
+    lr_put_be32(b + 17, logrep_crc32c(0, b + 21, len - 21));
+}
+
+/* A valid uncompressed batch of n records "v0".."v<n-1>" into buf. */
+static size_t good_batch(uint8_t *buf, size_t cap, int n)
+{
+    logrep_batch_builder *b;
+    logrep_batch_builder_new(NULL, &b);
+    for (int i = 0; i < n; i++) {
+        char v[16];
+        snprintf(v, sizeof v, "v%d", i);
+        logrep_batch_builder_add(b, 1700000000000LL + i, "k", 1, v, (int32_t)strlen(v), NULL, 0);
+    }
+    const uint8_t *batch;
+    size_t blen;
+    cr_assert_eq(logrep_batch_builder_finish(b, &batch, &blen), LOGREP_OK);
+    cr_assert_leq(blen, cap);
+    memcpy(buf, batch, blen);
+    logrep_batch_builder_free(b);
+    return blen;
+}
+
+/* The same corruptions a client could send, each with a valid outer CRC;
+ * want is the error Kafka's LogValidator gives. */
+typedef struct bad_case {
+    const char *what;
+    int16_t want;
+} bad_case;
+
+static size_t make_bad(int which, uint8_t *buf, size_t cap)
+{
+    size_t len = good_batch(buf, cap, 2);
+    switch (which) {
+    case 0: /* gzip attribute over uncompressed records */
+    case 1: /* snappy attribute over uncompressed records */
+        buf[22] = (uint8_t)(which == 0 ? LOGREP_COMPRESSION_GZIP : LOGREP_COMPRESSION_SNAPPY);
+        break;
+    case 2: { /* valid gzip around garbage records */
+        lr_buf z;
+        lr_buf_init(&z, &lr_alloc_default);
+        static const uint8_t junk[40] = {0x7e, 0x01, 0x02, 0x03, 0xff, 0xff, 0xff};
+        cr_assert_eq(lr_compress(LOGREP_COMPRESSION_GZIP, 0, junk, sizeof junk, &z, NULL), 0);
+        cr_assert_leq(61 + z.len, cap);
+        memcpy(buf + 61, z.data, z.len);
+        len = 61 + z.len;
+        lr_put_be32(buf + 8, (uint32_t)(len - 12));
+        buf[22] = LOGREP_COMPRESSION_GZIP;
+        lr_buf_free(&z);
+        break;
+    }
+    case 3: /* declares 3 records (last delta 2) but carries 2 */
+        lr_put_be32(buf + 23, 2);
+        lr_put_be32(buf + 57, 3);
+        break;
+    case 4: /* first record's length runs past the batch */
+        buf[61] = 0x7e;
+        break;
+    case 5: { /* second record repeats offset delta 0 */
+        size_t second = 61 + 1 + (size_t)(buf[61] >> 1);
+        cr_assert_eq(buf[second + 3], 2, "layout: delta 1 expected");
+        buf[second + 3] = 0;
+        break;
+    }
+    case 6: /* one byte of garbage after the last record */
+        buf[len] = 0;
+        len++;
+        lr_put_be32(buf + 8, (uint32_t)(len - 12));
+        break;
+    }
+    fix_crc(buf, len);
+    return len;
+}
+
+static const bad_case bad_cases[] = {
+    {"gzip attribute, plain records", LOGREP_ERR_CORRUPT_MESSAGE},
+    {"snappy attribute, plain records", LOGREP_ERR_CORRUPT_MESSAGE},
+    {"valid gzip of garbage", LOGREP_ERR_CORRUPT_MESSAGE},
+    {"record count 3 with 2 records", LOGREP_ERR_CORRUPT_MESSAGE},
+    {"garbage record length", LOGREP_ERR_CORRUPT_MESSAGE},
+    {"non-increasing offset delta", LOGREP_ERR_INVALID_RECORD},
+    {"trailing byte after the records", LOGREP_ERR_CORRUPT_MESSAGE},
+};
+
+static int part_info(net *w, int id, const char *topic, int part, logrep_partition_info *out)
+{
+    for (size_t i = 0; i < logrep_node_partition_count(w->node[id]); i++)
+        if (logrep_node_partition(w->node[id], i, out) == LOGREP_OK &&
+            strcmp(out->topic, topic) == 0 && out->partition == part)
+            return 1;
+    return 0;
+}
+
+Test(node_validate, corrupt_insides_refused_rf3_acks_all, .timeout = 60)
+{
+    net w;
+    setup(&w, 3);
+    run(&w, 3000);
+    create_topic(&w, 2, "bad", 1, 3);
+    run(&w, 1500);
+    int leader = leader_of(&w, 1, "bad", 0, NULL);
+    cr_assert(leader >= 1);
+    uint8_t buf[512];
+    size_t n = sizeof bad_cases / sizeof *bad_cases;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = make_bad((int)i, buf, sizeof buf);
+        cr_assert_eq(logrep_batch_verify(buf, len, NULL), LOGREP_OK, "%s: outer CRC", bad_cases[i].what);
+        for (int16_t acks = -1; acks <= 1; acks += 2) {
+            int16_t e = produce_raw(&w, leader, "bad", 0, buf, len, acks, NULL, NULL);
+            cr_assert_eq(e, bad_cases[i].want, "%s acks=%d: got %s", bad_cases[i].what, acks,
+                         logrep_err_name(e));
+        }
+    }
+    run(&w, 1000);
+    for (int id = 1; id <= 3; id++) {
+        logrep_partition_info pi;
+        cr_assert(part_info(&w, id, "bad", 0, &pi), "node %d hosts bad-0", id);
+        cr_assert_eq(pi.log_end_offset, 0, "node %d has %lld offsets", id, (long long)pi.log_end_offset);
+    }
+    /* A valid batch still goes through, at offset 0, to every replica. */
+    size_t len = good_batch(buf, sizeof buf, 2);
+    int64_t base = -1, lat = 0;
+    cr_assert_eq(produce_raw(&w, leader, "bad", 0, buf, len, -1, &base, &lat), 0);
+    cr_assert_eq(base, 0);
+    cr_assert_eq(lat, -1, "CreateTime answers log_append_time -1");
+    run(&w, 1000);
+    for (int id = 1; id <= 3; id++) {
+        logrep_partition_info pi;
+        cr_assert(part_info(&w, id, "bad", 0, &pi));
+        cr_assert_eq(pi.log_end_offset, 2, "node %d", id);
+    }
+    cr_assert_eq(fetch_count(&w, leader, "bad", 0, 0, NULL), 2);
     teardown(&w);
 }
