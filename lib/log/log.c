@@ -92,6 +92,14 @@ static void log_free(logrep_log *log)
     lr_free(&a, log, sizeof *log);
 }
 
+LOGREP_API logrep_err logrep_log_reconfigure(logrep_log *log, const logrep_conf *conf)
+{
+    if (!log || !conf)
+        return LOGREP_ERR__INVALID_ARG;
+    read_conf(log, conf);
+    return LOGREP_OK;
+}
+
 LOGREP_API logrep_err logrep_log_open(const logrep_conf *conf, const logrep_storage *st,
                                       const char *dir, int64_t now_ms, logrep_log **out)
 {
@@ -830,6 +838,12 @@ LOGREP_API logrep_err logrep_log_advance_start(logrep_log *log, int64_t offset)
 
 LOGREP_API logrep_err logrep_log_retention(logrep_log *log, int64_t now_ms, int32_t *deleted)
 {
+    return logrep_log_retention_upto(log, now_ms, INT64_MAX, deleted);
+}
+
+LOGREP_API logrep_err logrep_log_retention_upto(logrep_log *log, int64_t now_ms, int64_t limit,
+                                                int32_t *deleted)
+{
     if (!log)
         return LOGREP_ERR__INVALID_ARG;
     if (deleted)
@@ -847,7 +861,9 @@ LOGREP_API logrep_err logrep_log_retention(logrep_log *log, int64_t now_ms, int3
                       total - s->size >= (uint64_t)log->retention_bytes &&
                       total > (uint64_t)log->retention_bytes;
         int by_start = log->segs[1].base <= log->log_start;
-        if (!by_time && !by_size && !by_start)
+        /* Kafka deletes only below the high watermark: the log start
+         * must never pass what consumers may read. */
+        if ((!by_time && !by_size && !by_start) || log->segs[1].base > limit)
             break;
         total -= s->size;
         err = remove_segment(log, 0);
