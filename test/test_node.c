@@ -759,7 +759,7 @@ static int part_info(net *w, int id, const char *topic, int part, logrep_partiti
     return 0;
 }
 
-Test(node_validate, corrupt_insides_refused_rf3_acks_all, .timeout = 60)
+Test(node_validate, corrupt_insides_refused_rf3_acks_all)
 {
     net w;
     setup(&w, 3);
@@ -820,7 +820,7 @@ static size_t value_batch(uint8_t *buf, size_t cap, int i, int pad)
     return blen;
 }
 
-Test(node_config, topic_configs_applied_and_changed, .timeout = 60)
+Test(node_config, topic_configs_applied_and_changed)
 {
     net w;
     setup(&w, 3);
@@ -870,7 +870,7 @@ Test(node_config, topic_configs_applied_and_changed, .timeout = 60)
 
 /* ---- retention from the node's tick (issue 12, item 3) ---- */
 
-Test(node_retention, time_and_size_retention_survive_restart, .timeout = 90)
+Test(node_retention, time_and_size_retention_survive_restart)
 {
     static const char *const broker[] = {"log.retention.check.interval.ms", "1000",
                                          "retention.bytes", "400", NULL};
