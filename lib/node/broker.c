@@ -153,6 +153,7 @@ int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms)
     size_t nt = lr_md_topic_count(n->img);
     for (size_t i = 0; i < nt; i++) {
         const lr_md_topic *t = lr_md_topic_at(n->img, i);
+        uint64_t ch = topic_conf_hash(t);
         for (int32_t k = 0; k < t->n_parts; k++) {
             const lr_md_partition *mp = &t->parts[k];
             if (!lr_md_ids_contains(mp->replicas, mp->n_replicas, n->id))
@@ -163,7 +164,6 @@ int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms)
                 continue;
             }
             lr_partition_set_min_isr(p->rep, lr_md_topic_min_isr(n->img, t), now_ms);
-            uint64_t ch = topic_conf_hash(t);
             if (ch != p->conf_hash) {
                 /* A ConfigRecord changed the topic: the open log takes it. */
                 logrep_conf *tc = topic_conf(n, t);
