@@ -2,7 +2,9 @@
  * way a broker reads a produce request or a segment: header, CRC,
  * decompression with a small limit, every record and header. The first
  * input byte is a flag: when its low bit is set each batch's CRC is
- * recomputed first, so mutations reach the record parser. */
+ * recomputed first, so mutations reach the record parser. Each batch with
+ * a valid CRC also goes through the leader-side check of a produce
+ * (logrep_batch_reader_check), which must agree with the reader. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,9 +46,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t total = (size_t)h.batch_length + 12;
         if (fix_crc)
             lr_put_be32(p + 17, logrep_crc32c(0, p + 21, total - 21));
+        size_t vsize;
+        int checked = -1;
+        if (logrep_batch_verify(p, left, &vsize) == LOGREP_OK && h.record_count >= 0)
+            checked = logrep_batch_reader_check(r, p, vsize, NULL) == LOGREP_OK;
         if (logrep_batch_reader_open(r, p, left, NULL) == LOGREP_OK) {
             logrep_record rec;
-            while (logrep_batch_reader_next(r, &rec) == LOGREP_OK) {
+            logrep_err e;
+            while ((e = logrep_batch_reader_next(r, &rec)) == LOGREP_OK) {
                 size_t cur = 0;
                 logrep_header hd;
                 while (logrep_record_header_next(&rec, &cur, &hd) == LOGREP_OK)
@@ -55,6 +62,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (h.attributes & LOGREP_ATTR_CONTROL)
                     logrep_control_parse(&rec, &c);
             }
+            /* The check accepts exactly what the reader reads to the end. */
+            if (checked >= 0 && checked != (e == LOGREP_ERR__END))
+                abort();
         }
         pos += total;
     }

@@ -535,6 +535,25 @@ LOGREP_API logrep_err logrep_batch_reader_next(logrep_batch_reader *r,
  *  @return as logrep_batch_reader_next(), LOGREP_OK for a valid batch. */
 LOGREP_API logrep_err logrep_batch_reader_validate(logrep_batch_reader *r);
 
+/** Leader-side validation of one batch, as Kafka's LogValidator walks a
+ *  produced batch: every record is read (after decompressing, bounded by
+ *  "logrep.decompress.max.bytes"; an uncompressed batch is read in place)
+ *  and checked as logrep_batch_reader_next() does, and the declared record
+ *  count must match the records present. `batch` holds exactly one batch
+ *  of `size` bytes whose header and CRC the caller already verified
+ *  (logrep_batch_verify()); it is borrowed for the call only and no batch
+ *  stays open. *max_timestamp (if not NULL) receives the largest record
+ *  timestamp (CreateTime), -1 for none.
+ *  @return LOGREP_OK; LOGREP_ERR_CORRUPT_MESSAGE (invalid compressed data,
+ *  a payload inflating beyond the limit, a malformed record, a count that
+ *  does not match, trailing bytes); LOGREP_ERR_INVALID_RECORD (offset
+ *  deltas not strictly increasing within lastOffsetDelta);
+ *  LOGREP_ERR__INVALID_ARG (size does not match the header);
+ *  LOGREP_ERR__NOMEM. logrep_batch_reader_errmsg() says why. */
+LOGREP_API logrep_err logrep_batch_reader_check(logrep_batch_reader *r,
+                                                const void *batch, size_t size,
+                                                int64_t *max_timestamp);
+
 /** Why the last open/next failed, NUL-terminated; owned by the reader and
  *  valid until the next call on it ("" after success). */
 LOGREP_API const char *logrep_batch_reader_errmsg(const logrep_batch_reader *r);

@@ -738,6 +738,58 @@ Test(batch, allocation_failures_are_clean)
     }
 }
 
+Test(batch, leader_check_walks_every_record)
+{
+    /* A reader on a counting heap: an uncompressed batch is checked in
+     * place, with no allocation at all. */
+    tu_heap heap = {0, 0, 0, 0};
+    logrep_allocator a = tu_heap_allocator(&heap);
+    logrep_conf *conf = logrep_conf_new();
+    cr_assert_eq(logrep_conf_set_allocator(conf, &a), LOGREP_OK);
+    logrep_batch_reader *r;
+    cr_assert_eq(logrep_batch_reader_new(conf, &r), LOGREP_OK);
+    for (int codec = 0; codec <= LOGREP_COMPRESSION_ZSTD; codec++) {
+        logrep_batch_builder *b;
+        cr_assert_eq(logrep_batch_builder_new(NULL, &b), LOGREP_OK);
+        cr_assert_eq(logrep_batch_builder_set_compression(b, codec, 0), LOGREP_OK);
+        for (int i = 0; i < 3; i++)
+            logrep_batch_builder_add(b, T0 + 10 - i, "k", 1, "value", 5, NULL, 0);
+        const uint8_t *out;
+        size_t len;
+        cr_assert_eq(logrep_batch_builder_finish(b, &out, &len), LOGREP_OK);
+        uint8_t buf[512];
+        cr_assert_leq(len, sizeof buf);
+        memcpy(buf, out, len);
+        long before = heap.allocs;
+        int64_t max_ts = 0;
+        cr_assert_eq(logrep_batch_reader_check(r, buf, len, &max_ts), LOGREP_OK, "%s: %s",
+                     logrep_compression_name(codec), logrep_batch_reader_errmsg(r));
+        cr_assert_eq(max_ts, T0 + 10, "largest record timestamp");
+        if (codec == LOGREP_COMPRESSION_NONE)
+            cr_assert_eq(heap.allocs, before, "uncompressed check allocated");
+        /* The count is outside the compressed area: 2 or 4 declared. */
+        for (int32_t n = 2; n <= 4; n += 2) {
+            lr_put_be32(buf + 57, (uint32_t)n);
+            lr_put_be32(buf + 23, (uint32_t)(n - 1));
+            lr_put_be32(buf + 17, logrep_crc32c(0, buf + 21, len - 21));
+            cr_assert_eq(logrep_batch_reader_check(r, buf, len, NULL), LOGREP_ERR_CORRUPT_MESSAGE,
+                         "%s count %d", logrep_compression_name(codec), n);
+        }
+        /* Garbage where the compressed records are. */
+        if (codec != LOGREP_COMPRESSION_NONE) {
+            memcpy(buf, out, len);
+            memset(buf + 61 + (len - 61) / 2, 0x5a, (len - 61) / 2);
+            cr_assert_eq(logrep_batch_reader_check(r, buf, len, NULL), LOGREP_ERR_CORRUPT_MESSAGE,
+                         "%s garbage", logrep_compression_name(codec));
+        }
+        cr_assert_eq(logrep_batch_reader_check(r, buf, len - 1, NULL), LOGREP_ERR__INVALID_ARG);
+        logrep_batch_builder_free(b);
+    }
+    logrep_batch_reader_free(r);
+    logrep_conf_free(conf);
+    cr_assert_eq(heap.live_blocks, 0);
+}
+
 /* ------------------------------------------------------------ partitioner */
 
 Test(partitioner, keyed_records_use_murmur2)

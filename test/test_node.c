@@ -9,9 +9,14 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "base/endian.h"
+#include "codec/compress.h"
 #include "logrep.h"
 #include "logrep/node.h"
 #include "logrep/proto.h"
+#include "node/node_int.h"
 #include "logrep/storage.h"
 
 #define MAXN 4
@@ -142,9 +147,14 @@ static void test_log(void *ctx, int level, const char *subsys, const char *msg, 
     fprintf(stderr, "[node %d %d %s] %.*s\n", (int)(intptr_t)ctx, level, subsys, (int)len, msg);
 }
 
+/* Name/value pairs, NULL-terminated, every node of a test also gets. */
+static const char *const *extra_conf;
+
 static void start_node(net *w, int id)
 {
     logrep_conf *conf = logrep_conf_new();
+    for (const char *const *kv = extra_conf; kv && kv[0]; kv += 2)
+        cr_assert_eq(logrep_conf_set(conf, kv[0], kv[1], NULL, 0), LOGREP_OK, "%s", kv[0]);
     char buf[64];
     snprintf(buf, sizeof buf, "%d", id);
     cr_assert_eq(logrep_conf_set(conf, "node.id", buf, NULL, 0), LOGREP_OK);
@@ -292,7 +302,9 @@ static logrep_struct *elem(logrep_struct *s, const char *name, int32_t i)
     return logrep_struct_elem(s, logrep_struct_field(s, name), i);
 }
 
-static void create_topic(net *w, int via, const char *name, int parts, int rf)
+/* CreateTopics v5 with config name/value pairs (NULL-terminated, or NULL). */
+static void create_topic_with(net *w, int via, const char *name, int parts, int rf,
+                              const char *const *configs)
 {
     logrep_msg *m, *r;
     logrep_msg_new(NULL, &m);
@@ -305,6 +317,17 @@ static void create_topic(net *w, int via, const char *name, int parts, int rf)
     logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), name, (int32_t)strlen(name));
     logrep_struct_set_int(t, logrep_struct_field(t, "NumPartitions"), parts);
     logrep_struct_set_int(t, logrep_struct_field(t, "ReplicationFactor"), rf);
+    int32_t nc = 0;
+    while (configs && configs[2 * nc])
+        nc++;
+    logrep_struct_set_count(t, logrep_struct_field(t, "Configs"), nc);
+    for (int32_t i = 0; i < nc; i++) {
+        logrep_struct *cf = elem(t, "Configs", i);
+        logrep_struct_set_bytes(cf, logrep_struct_field(cf, "Name"), configs[2 * i],
+                                (int32_t)strlen(configs[2 * i]));
+        logrep_struct_set_bytes(cf, logrep_struct_field(cf, "Value"), configs[2 * i + 1],
+                                (int32_t)strlen(configs[2 * i + 1]));
+    }
     uint64_t c = client_send(w, via, m);
     client_wait(w, c, LOGREP_API_CREATE_TOPICS, 5, r, 5000);
     logrep_struct *rt = elem(logrep_msg_root(r), "Topics", 0);
@@ -312,6 +335,11 @@ static void create_topic(net *w, int via, const char *name, int parts, int rf)
     cr_assert_eq(logrep_msg_correlation_id(r), 7);
     logrep_msg_free(m);
     logrep_msg_free(r);
+}
+
+static void create_topic(net *w, int via, const char *name, int parts, int rf)
+{
+    create_topic_with(w, via, name, parts, rf, NULL);
 }
 
 /* Leader of topic/partition per node `via`'s metadata; -1 if none. */
@@ -342,15 +370,12 @@ static int leader_of(net *w, int via, const char *topic, int part, int32_t *epoc
     return leader;
 }
 
-static int16_t produce(net *w, int to, const char *topic, int part, const char *value, int16_t acks,
-                       int64_t *base)
+/* Sends one Produce v7 carrying `batch` as the partition's records and
+ * returns the partition's error code (base offset and log append time
+ * through the pointers when not NULL). */
+static int16_t produce_raw(net *w, int to, const char *topic, int part, const void *batch,
+                           size_t blen, int16_t acks, int64_t *base, int64_t *append_time)
 {
-    logrep_batch_builder *b;
-    logrep_batch_builder_new(NULL, &b);
-    logrep_batch_builder_add(b, 1700000000000LL, "k", 1, value, (int32_t)strlen(value), NULL, 0);
-    const uint8_t *batch;
-    size_t blen;
-    logrep_batch_builder_finish(b, &batch, &blen);
     logrep_msg *m, *r;
     logrep_msg_new(NULL, &m);
     logrep_msg_new(NULL, &r);
@@ -371,15 +396,32 @@ static int16_t produce(net *w, int to, const char *topic, int part, const char *
     int16_t err = (int16_t)fint(rp, "ErrorCode");
     if (base)
         *base = fint(rp, "BaseOffset");
+    if (append_time)
+        *append_time = fint(rp, "LogAppendTimeMs");
     logrep_msg_free(m);
     logrep_msg_free(r);
+    return err;
+}
+
+static int16_t produce(net *w, int to, const char *topic, int part, const char *value, int16_t acks,
+                       int64_t *base)
+{
+    logrep_batch_builder *b;
+    logrep_batch_builder_new(NULL, &b);
+    logrep_batch_builder_add(b, 1700000000000LL, "k", 1, value, (int32_t)strlen(value), NULL, 0);
+    const uint8_t *batch;
+    size_t blen;
+    logrep_batch_builder_finish(b, &batch, &blen);
+    int16_t err = produce_raw(w, to, topic, part, batch, blen, acks, base, NULL);
     logrep_batch_builder_free(b);
     return err;
 }
 
-/* Fetches from `offset` and returns how many records came back, checking
- * the values against "v<offset>". */
-static int fetch_count(net *w, int from, const char *topic, int part, int64_t offset, int64_t *hw)
+/* Fetches from `offset`; returns the partition's error code, and through
+ * *count how many records came back, checking the values against
+ * "v<offset>" (and, with *attrs, ORing the batches' attributes). */
+static int16_t fetch_records(net *w, int from, const char *topic, int part, int64_t offset,
+                             int64_t *hw, int *count_out, int *attrs)
 {
     logrep_msg *m, *r;
     logrep_msg_new(NULL, &m);
@@ -400,7 +442,7 @@ static int fetch_count(net *w, int from, const char *topic, int part, int64_t of
     uint64_t c = client_send(w, from, m);
     client_wait(w, c, LOGREP_API_FETCH, 11, r, 1000);
     logrep_struct *rp = elem(elem(logrep_msg_root(r), "Responses", 0), "Partitions", 0);
-    cr_assert_eq(fint(rp, "ErrorCode"), 0, "fetch: %s", logrep_err_name((int)fint(rp, "ErrorCode")));
+    int16_t err = (int16_t)fint(rp, "ErrorCode");
     if (hw)
         *hw = fint(rp, "HighWatermark");
     const uint8_t *recs;
@@ -413,6 +455,8 @@ static int fetch_count(net *w, int from, const char *topic, int part, int64_t of
     while (rlen > 0 && pos < (size_t)rlen) {
         logrep_batch_header h;
         cr_assert_eq(logrep_batch_reader_open(rd, recs + pos, (size_t)rlen - pos, &h), LOGREP_OK);
+        if (attrs)
+            *attrs |= h.attributes;
         logrep_record rec;
         while (logrep_batch_reader_next(rd, &rec) == LOGREP_OK) {
             char want[32];
@@ -426,6 +470,15 @@ static int fetch_count(net *w, int from, const char *topic, int part, int64_t of
     logrep_batch_reader_free(rd);
     logrep_msg_free(m);
     logrep_msg_free(r);
+    *count_out = count;
+    return err;
+}
+
+static int fetch_count(net *w, int from, const char *topic, int part, int64_t offset, int64_t *hw)
+{
+    int count = 0;
+    int16_t err = fetch_records(w, from, topic, part, offset, hw, &count, NULL);
+    cr_assert_eq(err, 0, "fetch: %s", logrep_err_name(err));
     return count;
 }
 
@@ -606,5 +659,287 @@ Test(node, acks_all_needs_no_tick)
     logrep_msg_free(m);
     logrep_msg_free(r);
     logrep_batch_builder_free(b);
+    teardown(&w);
+}
+
+/* ---- leader-side batch validation (issue 12, item 1) ---- */
+
+/* Recomputes the batch CRC after a test changed the inside. */
+static void fix_crc(uint8_t *b, size_t len)
+{
+    lr_put_be32(b + 17, logrep_crc32c(0, b + 21, len - 21));
+}
+
+/* A valid uncompressed batch of n records "v0".."v<n-1>" into buf. */
+static size_t good_batch(uint8_t *buf, size_t cap, int n)
+{
+    logrep_batch_builder *b;
+    logrep_batch_builder_new(NULL, &b);
+    for (int i = 0; i < n; i++) {
+        char v[16];
+        snprintf(v, sizeof v, "v%d", i);
+        logrep_batch_builder_add(b, 1700000000000LL + i, "k", 1, v, (int32_t)strlen(v), NULL, 0);
+    }
+    const uint8_t *batch;
+    size_t blen;
+    cr_assert_eq(logrep_batch_builder_finish(b, &batch, &blen), LOGREP_OK);
+    cr_assert_leq(blen, cap);
+    memcpy(buf, batch, blen);
+    logrep_batch_builder_free(b);
+    return blen;
+}
+
+/* The same corruptions a client could send, each with a valid outer CRC;
+ * want is the error Kafka's LogValidator gives. */
+typedef struct bad_case {
+    const char *what;
+    int16_t want;
+} bad_case;
+
+static size_t make_bad(int which, uint8_t *buf, size_t cap)
+{
+    size_t len = good_batch(buf, cap, 2);
+    switch (which) {
+    case 0: /* gzip attribute over uncompressed records */
+    case 1: /* snappy attribute over uncompressed records */
+        buf[22] = (uint8_t)(which == 0 ? LOGREP_COMPRESSION_GZIP : LOGREP_COMPRESSION_SNAPPY);
+        break;
+    case 2: { /* valid gzip around garbage records */
+        lr_buf z;
+        lr_buf_init(&z, &lr_alloc_default);
+        static const uint8_t junk[40] = {0x7e, 0x01, 0x02, 0x03, 0xff, 0xff, 0xff};
+        cr_assert_eq(lr_compress(LOGREP_COMPRESSION_GZIP, 0, junk, sizeof junk, &z, NULL), 0);
+        cr_assert_leq(61 + z.len, cap);
+        memcpy(buf + 61, z.data, z.len);
+        len = 61 + z.len;
+        lr_put_be32(buf + 8, (uint32_t)(len - 12));
+        buf[22] = LOGREP_COMPRESSION_GZIP;
+        lr_buf_free(&z);
+        break;
+    }
+    case 3: /* declares 3 records (last delta 2) but carries 2 */
+        lr_put_be32(buf + 23, 2);
+        lr_put_be32(buf + 57, 3);
+        break;
+    case 4: /* first record's length runs past the batch */
+        buf[61] = 0x7e;
+        break;
+    case 5: { /* second record repeats offset delta 0 */
+        size_t second = 61 + 1 + (size_t)(buf[61] >> 1);
+        cr_assert_eq(buf[second + 3], 2, "layout: delta 1 expected");
+        buf[second + 3] = 0;
+        break;
+    }
+    case 6: /* one byte of garbage after the last record */
+        buf[len] = 0;
+        len++;
+        lr_put_be32(buf + 8, (uint32_t)(len - 12));
+        break;
+    }
+    fix_crc(buf, len);
+    return len;
+}
+
+static const bad_case bad_cases[] = {
+    {"gzip attribute, plain records", LOGREP_ERR_CORRUPT_MESSAGE},
+    {"snappy attribute, plain records", LOGREP_ERR_CORRUPT_MESSAGE},
+    {"valid gzip of garbage", LOGREP_ERR_CORRUPT_MESSAGE},
+    {"record count 3 with 2 records", LOGREP_ERR_CORRUPT_MESSAGE},
+    {"garbage record length", LOGREP_ERR_CORRUPT_MESSAGE},
+    {"non-increasing offset delta", LOGREP_ERR_INVALID_RECORD},
+    {"trailing byte after the records", LOGREP_ERR_CORRUPT_MESSAGE},
+};
+
+static int part_info(net *w, int id, const char *topic, int part, logrep_partition_info *out)
+{
+    for (size_t i = 0; i < logrep_node_partition_count(w->node[id]); i++)
+        if (logrep_node_partition(w->node[id], i, out) == LOGREP_OK &&
+            strcmp(out->topic, topic) == 0 && out->partition == part)
+            return 1;
+    return 0;
+}
+
+Test(node_validate, corrupt_insides_refused_rf3_acks_all)
+{
+    net w;
+    setup(&w, 3);
+    run(&w, 3000);
+    create_topic(&w, 2, "bad", 1, 3);
+    run(&w, 1500);
+    int leader = leader_of(&w, 1, "bad", 0, NULL);
+    cr_assert(leader >= 1);
+    uint8_t buf[512];
+    size_t n = sizeof bad_cases / sizeof *bad_cases;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = make_bad((int)i, buf, sizeof buf);
+        cr_assert_eq(logrep_batch_verify(buf, len, NULL), LOGREP_OK, "%s: outer CRC", bad_cases[i].what);
+        for (int16_t acks = -1; acks <= 1; acks += 2) {
+            int16_t e = produce_raw(&w, leader, "bad", 0, buf, len, acks, NULL, NULL);
+            cr_assert_eq(e, bad_cases[i].want, "%s acks=%d: got %s", bad_cases[i].what, acks,
+                         logrep_err_name(e));
+        }
+    }
+    run(&w, 1000);
+    for (int id = 1; id <= 3; id++) {
+        logrep_partition_info pi;
+        cr_assert(part_info(&w, id, "bad", 0, &pi), "node %d hosts bad-0", id);
+        cr_assert_eq(pi.log_end_offset, 0, "node %d has %lld offsets", id, (long long)pi.log_end_offset);
+    }
+    /* A valid batch still goes through, at offset 0, to every replica. */
+    size_t len = good_batch(buf, sizeof buf, 2);
+    int64_t base = -1, lat = 0;
+    cr_assert_eq(produce_raw(&w, leader, "bad", 0, buf, len, -1, &base, &lat), 0);
+    cr_assert_eq(base, 0);
+    cr_assert_eq(lat, -1, "CreateTime answers log_append_time -1");
+    run(&w, 1000);
+    for (int id = 1; id <= 3; id++) {
+        logrep_partition_info pi;
+        cr_assert(part_info(&w, id, "bad", 0, &pi));
+        cr_assert_eq(pi.log_end_offset, 2, "node %d", id);
+    }
+    cr_assert_eq(fetch_count(&w, leader, "bad", 0, 0, NULL), 2);
+    teardown(&w);
+}
+
+/* ---- topic configs applied per partition (issue 12, item 2) ---- */
+
+/* A one-record batch with value "v<i>" padded to pad bytes (0: none). */
+static size_t value_batch(uint8_t *buf, size_t cap, int i, int pad)
+{
+    char v[512];
+    int n = snprintf(v, sizeof v, "v%d", i);
+    logrep_batch_builder *b;
+    logrep_batch_builder_new(NULL, &b);
+    logrep_batch_builder_add(b, 1700000000000LL, "k", 1, v, pad > n ? pad : n, NULL, 0);
+    const uint8_t *batch;
+    size_t blen;
+    logrep_batch_builder_finish(b, &batch, &blen);
+    cr_assert_leq(blen, cap);
+    memcpy(buf, batch, blen);
+    logrep_batch_builder_free(b);
+    return blen;
+}
+
+Test(node_config, topic_configs_applied_and_changed)
+{
+    net w;
+    setup(&w, 3);
+    run(&w, 3000);
+    static const char *const cfg[] = {"max.message.bytes", "200", "message.timestamp.type",
+                                      "LogAppendTime", "segment.bytes", "300", NULL};
+    create_topic_with(&w, 2, "tc", 1, 3, cfg);
+    run(&w, 1500);
+    int leader = leader_of(&w, 1, "tc", 0, NULL);
+    cr_assert(leader >= 1);
+    uint8_t buf[1024];
+    size_t len = value_batch(buf, sizeof buf, 0, 150);
+    cr_assert(len > 200 && len < 300, "%zu", len);
+    cr_assert_eq(produce_raw(&w, leader, "tc", 0, buf, len, -1, NULL, NULL),
+                 LOGREP_ERR_MESSAGE_TOO_LARGE);
+    for (int i = 0; i < 8; i++) {
+        len = value_batch(buf, sizeof buf, i, 0);
+        int64_t t0 = w.now, lat = -1, base = -1;
+        cr_assert_eq(produce_raw(&w, leader, "tc", 0, buf, len, -1, &base, &lat), 0);
+        cr_assert_eq(base, i);
+        cr_assert_eq(lat, t0, "log_append_time %lld, now %lld", (long long)lat, (long long)t0);
+    }
+    run(&w, 500);
+    for (int id = 1; id <= 3; id++) {
+        logrep_partition_info pi;
+        cr_assert(part_info(&w, id, "tc", 0, &pi));
+        cr_assert_eq(pi.log_end_offset, 8, "node %d", id);
+        cr_assert_geq(pi.segments, 2, "node %d: segment.bytes=300 gave %d segments", id,
+                      pi.segments);
+    }
+    int count = 0, attrs = 0;
+    cr_assert_eq(fetch_records(&w, leader, "tc", 0, 0, NULL, &count, &attrs), 0);
+    cr_assert_gt(count, 0); /* one segment per fetch, as Kafka reads */
+    cr_assert(attrs & LOGREP_ATTR_LOG_APPEND_TIME, "stored batches carry the LogAppendTime bit");
+
+    /* A ConfigRecord reaches the open partitions: CreateTime again, and a
+     * larger max.message.bytes. */
+    cr_assert_eq(lr_nctl_set_topic_config(w.node[1], "tc", "message.timestamp.type", "CreateTime"), 0);
+    cr_assert_eq(lr_nctl_set_topic_config(w.node[1], "tc", "max.message.bytes", "1000"), 0);
+    run(&w, 1500);
+    len = value_batch(buf, sizeof buf, 8, 150);
+    int64_t lat = 0;
+    cr_assert_eq(produce_raw(&w, leader, "tc", 0, buf, len, -1, NULL, &lat), 0);
+    cr_assert_eq(lat, -1, "CreateTime answers -1");
+    teardown(&w);
+}
+
+/* ---- retention from the node's tick (issue 12, item 3) ---- */
+
+Test(node_retention, time_and_size_retention_survive_restart)
+{
+    static const char *const broker[] = {"log.retention.check.interval.ms", "1000",
+                                         "retention.bytes", "400", NULL};
+    extra_conf = broker;
+    net w;
+    setup(&w, 3);
+    extra_conf = NULL;
+    run(&w, 3000);
+    /* Time: LogAppendTime so the segments' timestamps are the node clock. */
+    static const char *const timed[] = {"retention.ms", "4000", "retention.bytes", "-1",
+                                        "segment.bytes", "200", "message.timestamp.type",
+                                        "LogAppendTime", NULL};
+    create_topic_with(&w, 2, "rt", 1, 3, timed);
+    /* Size: the broker's retention.bytes=400 with the topic's small segments. */
+    static const char *const sized[] = {"segment.bytes", "200", NULL};
+    create_topic_with(&w, 2, "rs", 1, 3, sized);
+    run(&w, 1500);
+    const char *topics[2] = {"rt", "rs"};
+    int leaders[2];
+    uint8_t buf[256];
+    for (int k = 0; k < 2; k++) {
+        leaders[k] = leader_of(&w, 1, topics[k], 0, NULL);
+        cr_assert(leaders[k] >= 1);
+        for (int i = 0; i < 12; i++) {
+            size_t len = value_batch(buf, sizeof buf, i, 0);
+            cr_assert_eq(produce_raw(&w, leaders[k], topics[k], 0, buf, len, -1, NULL, NULL), 0);
+        }
+    }
+    run(&w, 100);
+    logrep_partition_info pi;
+    cr_assert(part_info(&w, leaders[0], "rt", 0, &pi));
+    cr_assert_eq(pi.log_start_offset, 0, "nothing is 4 s old yet");
+    cr_assert_geq(pi.segments, 4);
+    run(&w, 6000);
+    int64_t starts[2][MAXN + 1];
+    int64_t deleted = 0;
+    for (int k = 0; k < 2; k++) {
+        for (int id = 1; id <= 3; id++) {
+            cr_assert(part_info(&w, id, topics[k], 0, &pi));
+            cr_assert_gt(pi.log_start_offset, 0, "%s node %d start", topics[k], id);
+            cr_assert_eq(pi.log_end_offset, 12);
+            starts[k][id] = pi.log_start_offset;
+        }
+        int count = 0;
+        cr_assert_eq(fetch_records(&w, leaders[k], topics[k], 0, 0, NULL, &count, NULL),
+                     LOGREP_ERR_OFFSET_OUT_OF_RANGE, "%s: fetch below the log start", topics[k]);
+        cr_assert_eq(fetch_records(&w, leaders[k], topics[k], 0, starts[k][leaders[k]], NULL,
+                                   &count, NULL), 0);
+        cr_assert_gt(count, 0, "%s: records from the log start", topics[k]);
+    }
+    cr_assert(part_info(&w, leaders[0], "rt", 0, &pi));
+    cr_assert_eq(pi.segments, 1, "every closed segment is past retention.ms");
+    for (int id = 1; id <= 3; id++) {
+        logrep_node_stats st;
+        logrep_node_stats_get(w.node[id], &st);
+        deleted += st.segments_deleted;
+        cr_assert_gt(st.segments_deleted, 0, "node %d", id);
+    }
+    /* Restart a broker that is not the controller: its logs reopen with
+     * the advanced start. */
+    extra_conf = broker;
+    kill_node(&w, 3);
+    w.down[3] = 0;
+    start_node(&w, 3);
+    extra_conf = NULL;
+    run(&w, 3000);
+    for (int k = 0; k < 2; k++) {
+        cr_assert(part_info(&w, 3, topics[k], 0, &pi), "%s reopened", topics[k]);
+        cr_assert_geq(pi.log_start_offset, starts[k][3], "%s start after restart", topics[k]);
+    }
     teardown(&w);
 }

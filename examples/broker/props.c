@@ -46,7 +46,7 @@ static const struct alias {
 static const char *const ignored[] = {
     "num.network.threads", "num.io.threads", "num.replica.fetchers",
     "socket.send.buffer.bytes", "socket.receive.buffer.bytes",
-    "num.recovery.threads.per.data.dir", "log.retention.check.interval.ms",
+    "num.recovery.threads.per.data.dir",
     "offsets.topic.replication.factor", "transaction.state.log.replication.factor",
     "transaction.state.log.min.isr", "group.initial.rebalance.delay.ms",
     "inter.broker.listener.name", "log.cleaner.enable", "delete.topic.enable",

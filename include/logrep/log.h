@@ -206,6 +206,20 @@ LOGREP_API logrep_err logrep_log_roll(logrep_log *log, int64_t now_ms);
  *  @return LOGREP_OK, storage errors. */
 LOGREP_API logrep_err logrep_log_retention(logrep_log *log, int64_t now_ms, int32_t *deleted);
 
+/** As logrep_log_retention(), but keeps every segment that holds an
+ *  offset at or above `limit` (a partition passes its high watermark, as
+ *  Kafka never deletes what consumers cannot yet read).
+ *  @return LOGREP_OK, storage errors. */
+LOGREP_API logrep_err logrep_log_retention_upto(logrep_log *log, int64_t now_ms, int64_t limit,
+                                                int32_t *deleted);
+
+/** Takes the properties logrep_log_open() reads from `conf` again, as a
+ *  topic config change reaches an open partition. They apply from the next
+ *  append, roll, flush or retention check; segments already written keep
+ *  their size and the decompression limit stays as opened. `conf` is
+ *  borrowed. @return LOGREP_OK or LOGREP_ERR__INVALID_ARG. */
+LOGREP_API logrep_err logrep_log_reconfigure(logrep_log *log, const logrep_conf *conf);
+
 /** Syncs every unflushed segment file (and the directory when files were
  *  created) and moves the recovery point to the log end. The recovery
  *  point checkpoint file is rewritten by logrep_log_tick() and close, as

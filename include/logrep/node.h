@@ -121,8 +121,9 @@ LOGREP_API logrep_err logrep_node_response(logrep_node *node, uint64_t conn, con
 LOGREP_API void logrep_node_closed(logrep_node *node, uint64_t conn, int64_t now_ms);
 
 /** Periodic work: heartbeats, replica fetches, ISR shrink, produce and
- *  fetch timeouts, retention, flushing. Returns the time by which the
- *  host should call again (it may call earlier). */
+ *  fetch timeouts, retention (every log.retention.check.interval.ms, time
+ *  and size, never past a partition's high watermark), flushing. Returns
+ *  the time by which the host should call again (it may call earlier). */
 LOGREP_API int64_t logrep_node_tick(logrep_node *node, int64_t now_ms);
 
 /** Starts a controlled shutdown: leadership is moved away through the
@@ -153,6 +154,7 @@ typedef struct logrep_partition_info {
     int32_t at_min_isr;
     int64_t isr_shrinks;
     int64_t isr_expands;
+    int32_t segments;             /**< log segments on disk */
 } logrep_partition_info;
 
 /** Number of partition replicas hosted, and the i-th of them.
@@ -175,6 +177,7 @@ typedef struct logrep_node_stats {
     int64_t under_min_isr;
     int64_t at_min_isr;
     int64_t metadata_offset;      /**< metadata records applied */
+    int64_t segments_deleted;     /**< by retention (log.retention.check.interval.ms) */
 } logrep_node_stats;
 
 LOGREP_API void logrep_node_stats_get(const logrep_node *node, logrep_node_stats *out);

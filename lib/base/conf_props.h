@@ -101,6 +101,8 @@ LR_CONF_PROP(AUTO_CREATE_TOPICS, "auto.create.topics.enable", LR_CONF_BOOL, 1, 0
 /* --- log (storage), continued --- */
 LR_CONF_PROP(LOG_FLUSH_OFFSET_CHECKPOINT_INTERVAL_MS, "log.flush.offset.checkpoint.interval.ms", LR_CONF_INT, 60000, 0, LR_I32MAX, NULL, NULL,
     "How often logrep_log_tick() rewrites the recovery-point checkpoint.")
+LR_CONF_PROP(LOG_RETENTION_CHECK_INTERVAL_MS, "log.retention.check.interval.ms", LR_CONF_INT, 300000, 1, LR_I64MAX, NULL, NULL,
+    "How often a node's tick deletes segments past retention.ms / retention.bytes.")
 
 /* --- controller --- */
 LR_CONF_PROP(ELR_ENABLE, "eligible.leader.replicas.enable", LR_CONF_BOOL, 1, 0, 1, NULL, NULL,

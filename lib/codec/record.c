@@ -23,6 +23,7 @@ struct logrep_batch_reader {
     const uint8_t *end;
     int32_t index;        /* records read so far */
     int32_t prev_delta;
+    int bad_delta;        /* the last failure was an offset delta */
     int open;
     char errmsg[160];
 };
@@ -67,6 +68,39 @@ LOGREP_API const char *logrep_batch_reader_errmsg(const logrep_batch_reader *r)
     return r ? r->errmsg : "";
 }
 
+/* Points the reader at the record area of the batch at p (total bytes),
+ * decompressing it into dbuf when compressed. */
+static int open_records(logrep_batch_reader *r, const uint8_t *p, size_t total,
+                        const logrep_batch_header *hp)
+{
+    logrep_batch_header h = *hp;
+    logrep_err err;
+    int codec = h.attributes & LOGREP_ATTR_COMPRESSION_MASK;
+    if (codec == LOGREP_COMPRESSION_NONE) {
+        r->start = p + LR_B_RECORDS;
+        r->end = p + total;
+    } else {
+        lr_buf_clear(&r->dbuf);
+        err = lr_decompress(codec, p + LR_B_RECORDS, total - LR_B_RECORDS, &r->dbuf,
+                            r->max_inflate, &r->codecs);
+        if (err == LOGREP_ERR__LIMIT)
+            return fail(r, err, "%s payload inflates beyond %zu bytes",
+                        logrep_compression_name(codec), r->max_inflate);
+        if (err)
+            return fail(r, err, "%s payload: %s", logrep_compression_name(codec),
+                        err == LOGREP_ERR__NOMEM ? "out of memory" : "invalid compressed data");
+        r->start = r->dbuf.data ? r->dbuf.data : p + total;
+        r->end = r->start + r->dbuf.len;
+    }
+    r->h = h;
+    r->p = r->start;
+    r->index = 0;
+    r->prev_delta = -1;
+    r->bad_delta = 0;
+    r->open = 1;
+    return LOGREP_OK;
+}
+
 LOGREP_API logrep_err logrep_batch_reader_open(logrep_batch_reader *r, const void *buf,
                                                size_t len, logrep_batch_header *hdr)
 {
@@ -94,28 +128,8 @@ LOGREP_API logrep_err logrep_batch_reader_open(logrep_batch_reader *r, const voi
         (h.last_offset_delta < 0 || (int64_t)h.record_count > (int64_t)h.last_offset_delta + 1))
         return fail(r, LOGREP_ERR__CORRUPT, "record count %d does not fit lastOffsetDelta %d",
                     h.record_count, h.last_offset_delta);
-    int codec = h.attributes & LOGREP_ATTR_COMPRESSION_MASK;
-    if (codec == LOGREP_COMPRESSION_NONE) {
-        r->start = p + LR_B_RECORDS;
-        r->end = p + total;
-    } else {
-        lr_buf_clear(&r->dbuf);
-        err = lr_decompress(codec, p + LR_B_RECORDS, total - LR_B_RECORDS, &r->dbuf,
-                            r->max_inflate, &r->codecs);
-        if (err == LOGREP_ERR__LIMIT)
-            return fail(r, err, "%s payload inflates beyond %zu bytes",
-                        logrep_compression_name(codec), r->max_inflate);
-        if (err)
-            return fail(r, err, "%s payload: %s", logrep_compression_name(codec),
-                        err == LOGREP_ERR__NOMEM ? "out of memory" : "invalid compressed data");
-        r->start = r->dbuf.data ? r->dbuf.data : p + total;
-        r->end = r->start + r->dbuf.len;
-    }
-    r->h = h;
-    r->p = r->start;
-    r->index = 0;
-    r->prev_delta = -1;
-    r->open = 1;
+    if ((err = open_records(r, p, total, &h)))
+        return err;
     if (hdr)
         *hdr = h;
     return LOGREP_OK;
@@ -167,9 +181,11 @@ LOGREP_API logrep_err logrep_batch_reader_next(logrep_batch_reader *r, logrep_re
     int32_t off_delta;
     if (lr_varlong_get(&p, body_end, &ts_delta) || lr_varint_get(&p, body_end, &off_delta))
         return fail(r, LOGREP_ERR__CORRUPT, "record %d: bad timestamp or offset delta", i);
-    if (off_delta <= r->prev_delta || off_delta > r->h.last_offset_delta)
+    if (off_delta <= r->prev_delta || off_delta > r->h.last_offset_delta) {
+        r->bad_delta = 1;
         return fail(r, LOGREP_ERR__CORRUPT, "record %d: offset delta %d out of order", i,
                     off_delta);
+    }
     const uint8_t *key, *value;
     int32_t key_len, value_len, hcount;
     if (get_bytes(&p, body_end, &key, &key_len))
@@ -231,6 +247,39 @@ LOGREP_API logrep_err logrep_batch_reader_validate(logrep_batch_reader *r)
     r->index = 0;
     r->prev_delta = -1;
     return err == LOGREP_ERR__END ? LOGREP_OK : err;
+}
+
+/* Above this a decompression buffer is released after a check, so one
+ * large batch does not pin its inflated size for the reader's lifetime. */
+#define LR_CHECK_KEEP_BYTES (1u << 20)
+
+LOGREP_API logrep_err logrep_batch_reader_check(logrep_batch_reader *r, const void *batch,
+                                                size_t size, int64_t *max_timestamp)
+{
+    if (!r || !batch || size < LOGREP_BATCH_HEADER_SIZE)
+        return LOGREP_ERR__INVALID_ARG;
+    r->open = 0;
+    r->errmsg[0] = 0;
+    logrep_batch_header h;
+    lr_batch_header_decode(batch, &h);
+    if ((size_t)h.batch_length + LOGREP_LOG_OVERHEAD != size)
+        return LOGREP_ERR__INVALID_ARG;
+    logrep_err err = open_records(r, batch, size, &h);
+    int64_t max_ts = -1;
+    logrep_record rec;
+    while (!err && (err = logrep_batch_reader_next(r, &rec)) == LOGREP_OK)
+        if (rec.timestamp > max_ts)
+            max_ts = rec.timestamp;
+    if (err == LOGREP_ERR__END)
+        err = LOGREP_OK;
+    else if (err != LOGREP_ERR__NOMEM)
+        err = r->bad_delta ? LOGREP_ERR_INVALID_RECORD : LOGREP_ERR_CORRUPT_MESSAGE;
+    r->open = 0;
+    if (r->dbuf.cap > LR_CHECK_KEEP_BYTES)
+        lr_buf_free(&r->dbuf);
+    if (!err && max_timestamp)
+        *max_timestamp = max_ts;
+    return err;
 }
 
 LOGREP_API logrep_err logrep_record_header_next(const logrep_record *rec, size_t *cursor,

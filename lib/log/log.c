@@ -87,8 +87,17 @@ static void log_free(logrep_log *log)
     lr_pstate_free(&log->ps, &log->alloc);
     lr_strfree(&log->alloc, log->dir);
     lr_strfree(&log->alloc, log->topic);
+    logrep_batch_reader_free(log->rd);
     lr_alloc a = log->alloc;
     lr_free(&a, log, sizeof *log);
+}
+
+LOGREP_API logrep_err logrep_log_reconfigure(logrep_log *log, const logrep_conf *conf)
+{
+    if (!log || !conf)
+        return LOGREP_ERR__INVALID_ARG;
+    read_conf(log, conf);
+    return LOGREP_OK;
 }
 
 LOGREP_API logrep_err logrep_log_open(const logrep_conf *conf, const logrep_storage *st,
@@ -120,6 +129,8 @@ LOGREP_API logrep_err logrep_log_open(const logrep_conf *conf, const logrep_stor
     memcpy(log->dir, dir, dl);
     log->dir[dl] = 0;
     logrep_err err = parse_dir_name(log);
+    if (!err)
+        err = logrep_batch_reader_new(conf, &log->rd);
     if (!err) {
         err = st->mkdir(st->ctx, log->dir);
         if (err == LOGREP_ERR__EXISTS)
@@ -316,6 +327,30 @@ static logrep_err map_verify_err(logrep_err err)
     return LOGREP_ERR_CORRUPT_MESSAGE;
 }
 
+/* Kafka's setMaxTimestamp: LogAppendTime always stamps now and sets the
+ * type bit; CreateTime corrects a max that disagrees with the records.
+ * Either change is covered by the CRC, so it is recomputed. */
+static void restamp_time(uint8_t *p, size_t size, int log_append_time, int64_t now_ms,
+                         int64_t rec_max, logrep_batch_header *h)
+{
+    int16_t attr = h->attributes;
+    int64_t ts = rec_max;
+    if (log_append_time) {
+        attr = (int16_t)(attr | LOGREP_ATTR_LOG_APPEND_TIME);
+        ts = now_ms;
+    } else if (attr & LOGREP_ATTR_LOG_APPEND_TIME) {
+        attr = (int16_t)(attr & ~LOGREP_ATTR_LOG_APPEND_TIME);
+    }
+    if (attr == h->attributes && ts == h->max_timestamp)
+        return;
+    lr_put_be16(p + LR_B_ATTRIBUTES, (uint16_t)attr);
+    lr_put_be64(p + LR_B_MAX_TIMESTAMP, (uint64_t)ts);
+    lr_put_be32(p + LR_B_CRC,
+                logrep_crc32c(0, p + LOGREP_BATCH_CRC_START, size - LOGREP_BATCH_CRC_START));
+    h->attributes = attr;
+    h->max_timestamp = ts;
+}
+
 /* Verifies every batch of buf. With `stamp`, assigns offsets from the log
  * end in `epoch`; else checks the offsets already there. */
 static logrep_err validate(logrep_log *log, uint8_t *wbuf, const uint8_t *buf, size_t len,
@@ -341,16 +376,13 @@ static logrep_err validate(logrep_log *log, uint8_t *wbuf, const uint8_t *buf, s
         if (wbuf) {
             if (next > INT64_MAX - h.record_count)
                 return LOGREP_ERR_INVALID_RECORD;
+            /* LogValidator: every record is read before anything is
+             * written, so a corrupt inside never reaches a replica. */
+            int64_t rec_max;
+            if ((err = logrep_batch_reader_check(log->rd, buf + pos, size, &rec_max)))
+                return err;
             logrep_batch_stamp(wbuf + pos, size, next, epoch);
-            if (log->log_append_time) {
-                uint8_t *p = wbuf + pos;
-                uint16_t attr = (uint16_t)(lr_get_be16(p + LR_B_ATTRIBUTES) | LOGREP_ATTR_LOG_APPEND_TIME);
-                lr_put_be16(p + LR_B_ATTRIBUTES, attr);
-                lr_put_be64(p + LR_B_MAX_TIMESTAMP, (uint64_t)now_ms);
-                lr_put_be32(p + LR_B_CRC, logrep_crc32c(0, p + LOGREP_BATCH_CRC_START,
-                                                        size - LOGREP_BATCH_CRC_START));
-                h.max_timestamp = now_ms;
-            }
+            restamp_time(wbuf + pos, size, log->log_append_time, now_ms, rec_max, &h);
             h.base_offset = next;
         } else if (h.base_offset <= prev_last || h.base_offset < log->leo) {
             return LOGREP_ERR_OFFSET_OUT_OF_RANGE;
@@ -806,6 +838,12 @@ LOGREP_API logrep_err logrep_log_advance_start(logrep_log *log, int64_t offset)
 
 LOGREP_API logrep_err logrep_log_retention(logrep_log *log, int64_t now_ms, int32_t *deleted)
 {
+    return logrep_log_retention_upto(log, now_ms, INT64_MAX, deleted);
+}
+
+LOGREP_API logrep_err logrep_log_retention_upto(logrep_log *log, int64_t now_ms, int64_t limit,
+                                                int32_t *deleted)
+{
     if (!log)
         return LOGREP_ERR__INVALID_ARG;
     if (deleted)
@@ -823,7 +861,9 @@ LOGREP_API logrep_err logrep_log_retention(logrep_log *log, int64_t now_ms, int3
                       total - s->size >= (uint64_t)log->retention_bytes &&
                       total > (uint64_t)log->retention_bytes;
         int by_start = log->segs[1].base <= log->log_start;
-        if (!by_time && !by_size && !by_start)
+        /* Kafka deletes only below the high watermark: the log start
+         * must never pass what consumers may read. */
+        if ((!by_time && !by_size && !by_start) || log->segs[1].base > limit)
             break;
         total -= s->size;
         err = remove_segment(log, 0);

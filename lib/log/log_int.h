@@ -149,6 +149,7 @@ struct logrep_log {
     int64_t retention_bytes, retention_ms, flush_messages, flush_ms, max_message_bytes;
     int64_t pid_expiration_ms, ckpt_interval_ms;
     int log_append_time;
+    logrep_batch_reader *rd; /* leader-side record validation */
 
     lr_segment *segs;
     size_t nsegs, segs_cap;

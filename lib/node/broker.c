@@ -47,6 +47,45 @@ static int peer_ready(const lr_peer *p, int64_t now_ms)
 
 /* ------------------------------------------------------------ partitions */
 
+/* Topic-level configs a partition's log applies (Kafka's LogConfig), by
+ * the names the log reads from its conf. */
+static const char *const log_topic_configs[] = {
+    "segment.bytes", "segment.ms", "segment.jitter.ms", "segment.index.bytes",
+    "index.interval.bytes", "retention.bytes", "retention.ms", "flush.messages",
+    "flush.ms", "max.message.bytes", "message.timestamp.type"};
+#define N_LOG_TOPIC_CONFIGS (sizeof log_topic_configs / sizeof *log_topic_configs)
+
+/* FNV-1a over the topic's log configs, to notice a change. */
+static uint64_t topic_conf_hash(const lr_md_topic *t)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < N_LOG_TOPIC_CONFIGS; i++) {
+        const char *v = lr_md_topic_config(t, log_topic_configs[i]);
+        for (const char *c = v ? v : ""; ; c++) {
+            h = (h ^ (uint8_t)*c) * 1099511628211ull;
+            if (!*c)
+                break;
+        }
+        h = (h ^ (v ? 1u : 2u)) * 1099511628211ull;
+    }
+    return h;
+}
+
+/* The broker's conf with the topic's overrides on top; NULL when out of
+ * memory. A value the conf refuses keeps the broker's (and is logged). */
+static logrep_conf *topic_conf(logrep_node *n, const lr_md_topic *t)
+{
+    logrep_conf *c = logrep_conf_dup(n->conf);
+    for (size_t i = 0; c && i < N_LOG_TOPIC_CONFIGS; i++) {
+        const char *v = lr_md_topic_config(t, log_topic_configs[i]);
+        char why[128];
+        if (v && logrep_conf_set(c, log_topic_configs[i], v, why, sizeof why) != LOGREP_OK)
+            LR_LOG(&n->logger, LOGREP_LOG_WARN, "node", "topic %s: %s=%s not applied: %s",
+                   t->name, log_topic_configs[i], v, why);
+    }
+    return c;
+}
+
 static int open_part(logrep_node *n, const lr_md_topic *t, int32_t index, int64_t now_ms,
                      lr_npart **out)
 {
@@ -61,7 +100,12 @@ static int open_part(logrep_node *n, const lr_md_topic *t, int32_t index, int64_
     char dir[1024];
     snprintf(dir, sizeof dir, "%s/%s-%d", n->log_dir, t->name, index);
     logrep_log *log;
-    int err = logrep_log_open(n->conf, n->st, dir, now_ms, &log);
+    logrep_conf *tc = topic_conf(n, t);
+    if (!tc)
+        return LOGREP_ERR__NOMEM;
+    int err = logrep_log_open(tc, n->st, dir, now_ms, &log);
+    int32_t max_message_bytes = (int32_t)lr_conf_int(tc, LR_CONF_MAX_MESSAGE_BYTES);
+    logrep_conf_free(tc);
     if (err) {
         LR_LOG(&n->logger, LOGREP_LOG_ERROR, "node", "opening %s: %s", dir, logrep_err_name(err));
         return err;
@@ -73,7 +117,7 @@ static int open_part(logrep_node *n, const lr_md_topic *t, int32_t index, int64_
     pc.node_id = n->id;
     pc.min_insync_replicas = lr_md_topic_min_isr(n->img, t);
     pc.replica_lag_time_max_ms = lr_conf_int(n->conf, LR_CONF_REPLICA_LAG_TIME_MAX_MS);
-    pc.max_message_bytes = (int32_t)lr_conf_int(n->conf, LR_CONF_MAX_MESSAGE_BYTES);
+    pc.max_message_bytes = max_message_bytes;
     lr_npart *p = &n->parts[n->n_parts];
     memset(p, 0, sizeof *p);
     p->topic = lr_strdup(&n->alloc, t->name);
@@ -90,6 +134,7 @@ static int open_part(logrep_node *n, const lr_md_topic *t, int32_t index, int64_
     memcpy(p->topic_id, t->id, 16);
     p->index = index;
     p->seen_partition_epoch = -1;
+    p->conf_hash = topic_conf_hash(t);
     n->n_parts++;
     if ((err = lr_node_part_indexed(n)) != 0) {
         n->n_parts--;
@@ -108,6 +153,7 @@ int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms)
     size_t nt = lr_md_topic_count(n->img);
     for (size_t i = 0; i < nt; i++) {
         const lr_md_topic *t = lr_md_topic_at(n->img, i);
+        uint64_t ch = topic_conf_hash(t);
         for (int32_t k = 0; k < t->n_parts; k++) {
             const lr_md_partition *mp = &t->parts[k];
             if (!lr_md_ids_contains(mp->replicas, mp->n_replicas, n->id))
@@ -118,6 +164,15 @@ int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms)
                 continue;
             }
             lr_partition_set_min_isr(p->rep, lr_md_topic_min_isr(n->img, t), now_ms);
+            if (ch != p->conf_hash) {
+                /* A ConfigRecord changed the topic: the open log takes it. */
+                logrep_conf *tc = topic_conf(n, t);
+                if (tc && logrep_log_reconfigure(lr_partition_log(p->rep), tc) == 0)
+                    p->conf_hash = ch;
+                else
+                    n->md_apply_retry = 1;
+                logrep_conf_free(tc);
+            }
             if (p->seen_partition_epoch == mp->partition_epoch)
                 continue;
             lr_part_meta m;

@@ -457,3 +457,13 @@ const lr_md_image *lr_nctl_image(const logrep_node *n)
 {
     return n && n->ctl ? lr_ctl_image(n->ctl->ctl) : NULL;
 }
+
+int lr_nctl_set_topic_config(logrep_node *n, const char *topic, const char *name,
+                             const char *value)
+{
+    if (!n || !n->ctl)
+        return LOGREP_ERR_NOT_CONTROLLER;
+    int err = lr_ctl_set_topic_config(n->ctl->ctl, topic, name, value);
+    n->data_changed = 1; /* parked metadata fetches see the record */
+    return err;
+}

@@ -141,6 +141,7 @@ LOGREP_API logrep_err logrep_node_new(const logrep_conf *conf, const logrep_stor
     int err = n->conf ? 0 : LOGREP_ERR__NOMEM;
     if (!err) {
         n->id = (int32_t)lr_conf_int(n->conf, LR_CONF_NODE_ID);
+        n->next_retention_ms = now_ms + lr_conf_int(n->conf, LR_CONF_LOG_RETENTION_CHECK_INTERVAL_MS);
         lr_prng_seed(&n->rng, (uint64_t)lr_conf_int(n->conf, LR_CONF_RANDOM_SEED) ^ (uint64_t)n->id);
         const char *roles = lr_conf_str(n->conf, LR_CONF_PROCESS_ROLES);
         n->is_broker = strstr(roles, "broker") != NULL;
@@ -609,10 +610,23 @@ LOGREP_API int64_t logrep_node_tick(logrep_node *n, int64_t now_ms)
         lr_nctl_tick(n, now_ms);
     if (n->is_broker)
         lr_broker_tick(n, now_ms);
+    /* Kafka's LogManager cleanup task, driven by the host's clock. */
+    int retention = now_ms >= n->next_retention_ms;
+    if (retention)
+        n->next_retention_ms =
+            now_ms + lr_conf_int(n->conf, LR_CONF_LOG_RETENTION_CHECK_INTERVAL_MS);
     for (size_t i = 0; i < n->n_parts; i++) {
         lr_partition_tick(n->parts[i].rep, now_ms);
         int64_t next;
         logrep_log_tick(lr_partition_log(n->parts[i].rep), now_ms, &next);
+        int32_t deleted = 0;
+        if (retention && lr_partition_retention(n->parts[i].rep, now_ms, &deleted) != 0)
+            LR_LOG(&n->logger, LOGREP_LOG_WARN, "node", "retention of %s-%d failed",
+                   n->parts[i].topic, n->parts[i].index);
+        if (deleted) {
+            n->stats.segments_deleted += deleted;
+            n->data_changed = 1;
+        }
     }
     lr_deferred_poll(n, now_ms, 0);
     return now_ms + 50;
@@ -658,6 +672,7 @@ LOGREP_API logrep_err logrep_node_partition(const logrep_node *n, size_t i,
     out->leader_epoch = s.leader_epoch;
     out->log_start_offset = s.log_start_offset;
     out->log_end_offset = s.log_end_offset;
+    out->segments = logrep_log_segment_count(lr_partition_log(n->parts[i].rep));
     out->high_watermark = s.high_watermark;
     out->replicas = s.n_replicas;
     out->isr = s.n_isr;

@@ -29,6 +29,7 @@ typedef struct lr_npart {
     int32_t index;
     lr_partition *rep;
     int32_t seen_partition_epoch; /* last metadata applied */
+    uint64_t conf_hash;           /* topic configs the log was given */
 } lr_npart;
 
 /* One response slot of an inbound connection, in request order. */
@@ -158,6 +159,7 @@ struct logrep_node {
     logrep_msg *out;         /* outgoing requests */
     logrep_msg *in;          /* incoming responses */
 
+    int64_t next_retention_ms; /* next log.retention.check.interval.ms check */
     logrep_node_stats stats;
     char scratch[256];
 };
@@ -207,6 +209,10 @@ logrep_err lr_nctl_fetch_metadata(logrep_node *n, int64_t offset, uint64_t max_b
 /* The controller's image (NULL without the controller role); read-only,
  * for the simulator's checker. */
 const lr_md_image *lr_nctl_image(const logrep_node *n);
+/* Writes a topic ConfigRecord (value NULL deletes), as AlterConfigs
+ * would; 0, NOT_CONTROLLER or the controller's error. */
+int lr_nctl_set_topic_config(logrep_node *n, const char *topic, const char *name,
+                             const char *value);
 /* 1 when id is KRaft's metadata topic id. */
 int lr_is_metadata_topic(const uint8_t id[16]);
 int lr_node_forward_admin(logrep_node *n, const uint8_t *frame, size_t len, void *d,

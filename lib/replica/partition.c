@@ -252,6 +252,11 @@ logrep_log *lr_partition_log(lr_partition *p)
     return p->log;
 }
 
+int lr_partition_retention(lr_partition *p, int64_t now_ms, int32_t *deleted)
+{
+    return logrep_log_retention_upto(p->log, now_ms, p->hw, deleted);
+}
+
 int32_t lr_partition_sim_isr(const lr_partition *p, int32_t *ids, int64_t *leos, int32_t cap)
 {
     if (p->role != LR_ROLE_LEADER)

@@ -151,6 +151,10 @@ void lr_partition_free(lr_partition *p, int abandon);
 
 logrep_log *lr_partition_log(lr_partition *p);
 
+/* Time and size retention of the log, never past the high watermark.
+ * *deleted receives the segments removed. Returns 0 or a storage error. */
+int lr_partition_retention(lr_partition *p, int64_t now_ms, int32_t *deleted);
+
 /* Applies controller metadata. Stale metadata (a lower partition epoch,
  * or a lower leader epoch) is ignored and returns LOGREP_OK. A new leader
  * epoch makes this replica leader (epoch cache gets (epoch, LEO), follower

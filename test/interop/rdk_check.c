@@ -1,5 +1,7 @@
 /* rdk_check BOOTSTRAP TOPIC NPARTS SECONDS [RATE]
+ * rdk_check BOOTSTRAP --create TOPIC NPARTS RF [NAME=VALUE...]
  *
+ * The second form only creates a topic with configs (admin API).
  * The interop suite's librdkafka client: an idempotent acks=all producer
  * (partitioner murmur2_random) of keyed, numbered records for SECONDS at
  * about RATE records/s, then a consumer that reads every partition back
@@ -8,11 +10,42 @@
  * chooses, in per-key order. The suite kills brokers while it runs. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kclient.h"
 
+static int create(int argc, char **argv)
+{
+    if (argc < 6) {
+        fprintf(stderr, "usage: rdk_check BOOTSTRAP --create TOPIC NPARTS RF [NAME=VALUE...]\n");
+        return 2;
+    }
+    const char *kv[2 * 32 + 1];
+    int n = 0;
+    for (int i = 6; i < argc && n < 2 * 32; i++) {
+        char *eq = strchr(argv[i], '=');
+        if (!eq) {
+            fprintf(stderr, "rdk_check: %s: NAME=VALUE expected\n", argv[i]);
+            return 2;
+        }
+        *eq = 0;
+        kv[n++] = argv[i];
+        kv[n++] = eq + 1;
+    }
+    kv[n] = NULL;
+    char err[512];
+    if (kc_create_topic_configs(argv[1], argv[3], atoi(argv[4]), atoi(argv[5]), kv, err,
+                                sizeof err) != 0) {
+        fprintf(stderr, "rdk_check: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[2], "--create") == 0)
+        return create(argc, argv);
     if (argc < 5) {
         fprintf(stderr, "usage: rdk_check BOOTSTRAP TOPIC NPARTS SECONDS [RATE]\n");
         return 2;

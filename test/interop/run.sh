@@ -53,6 +53,8 @@ leader_of() { # leader_of TOPIC PARTITION
     K -L -t "$1" 2>/dev/null | sed -n "s/^ *partition $2, leader \([0-9-]*\),.*/\1/p"
 }
 
+# Retention checked every second, for topic_configs.sh.
+CL_EXTRA_PROPS="log.retention.check.interval.ms=1000"
 cluster_init 3
 cluster_start
 if ! cluster_wait_ready; then
@@ -199,6 +201,9 @@ t_restart() {
     return 1
 }
 check "full cluster restart keeps all data; partition directories pass logrep verify" t_restart
+
+# ---- topic configs, LogAppendTime, retention (deletes first segments: last)
+. "$SRC/topic_configs.sh"
 
 T=$(( $(date +%s) - T0 ))
 if [ "$FAIL" = 0 ]; then

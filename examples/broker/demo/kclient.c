@@ -318,6 +318,13 @@ void kc_close(kc_load *L)
 int kc_create_topic(const char *bootstrap, const char *topic, int nparts, int rf,
                     const char *min_isr, char *err, size_t errsz)
 {
+    const char *kv[] = {"min.insync.replicas", min_isr, NULL};
+    return kc_create_topic_configs(bootstrap, topic, nparts, rf, min_isr ? kv : NULL, err, errsz);
+}
+
+int kc_create_topic_configs(const char *bootstrap, const char *topic, int nparts, int rf,
+                            const char *const *configs, char *err, size_t errsz)
+{
     rd_kafka_conf_t *c = rd_kafka_conf_new();
     if (conf_set(c, "bootstrap.servers", bootstrap, err, errsz)) {
         rd_kafka_conf_destroy(c);
@@ -327,8 +334,8 @@ int kc_create_topic(const char *bootstrap, const char *topic, int nparts, int rf
     if (!rk)
         return -1;
     rd_kafka_NewTopic_t *nt = rd_kafka_NewTopic_new(topic, nparts, rf, err, errsz);
-    if (min_isr)
-        rd_kafka_NewTopic_set_config(nt, "min.insync.replicas", min_isr);
+    for (const char *const *kv = configs; nt && kv && kv[0]; kv += 2)
+        rd_kafka_NewTopic_set_config(nt, kv[0], kv[1]);
     rd_kafka_queue_t *q = rd_kafka_queue_new(rk);
     rd_kafka_AdminOptions_t *opt = rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_CREATETOPICS);
     rd_kafka_AdminOptions_set_operation_timeout(opt, 10000, NULL, 0);

@@ -76,5 +76,8 @@ void kc_close(kc_load *L);
 /* Creates a topic through the admin API. 0 or -1 (err filled). */
 int kc_create_topic(const char *bootstrap, const char *topic, int nparts, int rf,
                     const char *min_isr, char *err, size_t errsz);
+/* The same with topic configs: name/value pairs, NULL-terminated. */
+int kc_create_topic_configs(const char *bootstrap, const char *topic, int nparts, int rf,
+                            const char *const *configs, char *err, size_t errsz);
 
 #endif
