@@ -392,7 +392,11 @@ logrep_err lr_seg_recover(logrep_log *log, lr_segment *s, int64_t min_offset, ui
                "%s: segment %020lld: %s at position %llu: truncating %llu bytes", log->dir,
                (long long)s->base, why ? why : "invalid data", (unsigned long long)pos,
                (unsigned long long)(s->size - pos));
-        if ((err = log->st->truncate(log->st->ctx, s->log, pos)))
+        /* The cut is made durable before anything is appended after it:
+         * otherwise a second power loss could bring the cut bytes back
+         * behind newer batches. */
+        if ((err = log->st->truncate(log->st->ctx, s->log, pos)) ||
+            (err = log->st->sync(log->st->ctx, s->log)))
             err = lr_log_io(log, err);
         *cut = s->size - pos;
         s->size = pos;

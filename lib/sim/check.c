@@ -298,6 +298,16 @@ static int match_c(logrep_sim *s, int32_t part, int32_t id, const lr_sim_rlog *r
 
 /* ------------------------------------------------------------ per step */
 
+/* Node id is up and the controller holds the registration of this
+ * incarnation. */
+static int registered_now(logrep_sim *s, int32_t id)
+{
+    logrep_node *c = s->node[s->ctl], *n = s->node[id];
+    const lr_md_image *img = c ? lr_nctl_image(c) : NULL;
+    const lr_md_broker *b = img ? lr_md_broker_get(img, id) : NULL;
+    return n && b && n->broker_epoch >= 0 && b->epoch == n->broker_epoch;
+}
+
 static void check_controller(logrep_sim *s, int32_t part, const lr_md_partition *mp)
 {
     lr_sim_cpart *cp = &s->cp[part];
@@ -348,13 +358,15 @@ static void check_controller(logrep_sim *s, int32_t part, const lr_md_partition 
                     mp->n_elr);
         return;
     }
-    /* Lossy failures end when the replica is back in the ISR. */
+    /* Lossy failures end when the replica is back in the ISR under the
+     * broker epoch of its new incarnation (a restarted controller may still
+     * list the old incarnation in the ISR). */
     int32_t lossy = 0;
     for (int32_t id = 1; id <= s->nb; id++) {
         int in = contains(mp->isr, mp->n_isr, id);
         if (cp->lossy[id] == 1 && !in)
             cp->lossy[id] = 2;
-        else if (cp->lossy[id] == 2 && in && s->node[id]) {
+        else if (cp->lossy[id] == 2 && in && registered_now(s, id)) {
             cp->lossy[id] = 0;
             cp->lossy_end_epoch[id] = mp->leader_epoch;
             lr_sim_trace(s, "checker: lossy failure of node %d on partition %d ends (back in ISR)", id, part);
