@@ -200,6 +200,13 @@ void lr_nctl_stats(const logrep_node *n, logrep_node_stats *out);
 /* Handles a controller API request in n->req; 1 if handled (answered or
  * failed), 0 when it is not a controller request. */
 int lr_nctl_handle(logrep_node *n, lr_conn *c, int64_t now_ms, int *err);
+/* The controller state machine, an answer in n->resp sent on c, and a
+ * result as a wire error code. */
+struct lr_ctl *lr_nctl_ctl(logrep_node *n);
+int lr_nctl_respond(logrep_node *n, lr_conn *c);
+int16_t lr_nctl_code(int err);
+/* ---- admin.c: CreateTopics on the controller ---- */
+int lr_nctl_create_topics(logrep_node *n, lr_conn *c);
 /* Metadata log fetch for the Fetch handler. */
 logrep_err lr_nctl_fetch_metadata(logrep_node *n, int64_t offset, uint64_t max_bytes,
                                   logrep_log_slice *slice, int64_t *hw, int64_t *log_start);
