@@ -223,7 +223,9 @@ static int handle_registration(logrep_node *n, lr_conn *c, int64_t now_ms)
     }
     rr.endpoints = eps;
     lr_ctl_register_resp resp;
-    int err = lr_ctl_register_broker(n->ctl->ctl, &rr, now_ms, &resp);
+    int err = LOGREP_ERR_INCONSISTENT_CLUSTER_ID;
+    if (lr_f_str(rq, "ClusterId", &p, &len) == 0 && lr_node_cluster_id_ok(n, p, len))
+        err = lr_ctl_register_broker(n->ctl->ctl, &rr, now_ms, &resp);
     int e2 = init_resp_to(n);
     if (e2)
         return e2;

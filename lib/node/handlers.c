@@ -115,7 +115,7 @@ static int handle_api_versions(logrep_node *n, lr_conn *c)
     tmpbuf *tmps = NULL;
     int err = init_resp(n);
     if (!err)
-        err = logrep_msg_fill_api_versions(n->resp);
+        err = lr_node_fill_api_versions(n, c);
     if (err)
         return err;
     return respond_now(n, c, &tmps);
@@ -470,8 +470,8 @@ static int set_records(logrep_node *n, logrep_struct *pe, const logrep_log_slice
 
 /* Runs a fetch. Returns the bytes of records gathered, or -1 on a hard
  * error; `any_error` notes partition errors (answered at once). */
-static int64_t run_fetch(logrep_node *n, int64_t now_ms, tmpbuf **tmps, int *any_error,
-                         int retry)
+static int64_t run_fetch(logrep_node *n, int roles, int64_t now_ms, tmpbuf **tmps,
+                         int *any_error, int retry)
 {
     logrep_struct *rq = logrep_msg_root(n->req);
     int version = logrep_msg_version(n->req);
@@ -518,7 +518,7 @@ static int64_t run_fetch(logrep_node *n, int64_t now_ms, tmpbuf **tmps, int *any
             logrep_struct *rp = lr_f_elem(rt, "Partitions", j);
             int32_t index = (int32_t)lr_f_int(qp, "Partition");
             lr_f_set_int(rp, "PartitionIndex", index);
-            if (tid && n->ctl && lr_is_metadata_topic(tid)) {
+            if (tid && (roles & LR_ROLE_CONTROLLER) && lr_is_metadata_topic(tid)) {
                 /* The controller's metadata log, fetched by brokers. */
                 logrep_log_slice sl;
                 int64_t hw, ls;
@@ -536,6 +536,8 @@ static int64_t run_fetch(logrep_node *n, int64_t now_ms, tmpbuf **tmps, int *any
                 gathered += (int64_t)sl.length;
                 continue;
             }
+            if (!(roles & LR_ROLE_BROKER))
+                name = NULL; /* a controller listener serves only the metadata log */
             lr_npart *p = name ? part_named(n, name, len, index) : NULL;
             if (!p) {
                 int16_t e = name ? missing_part_error(n, name, len, index)
@@ -597,8 +599,18 @@ static int handle_fetch(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t
     if (err)
         return err;
     tmpbuf *tmps = NULL;
+    const char *cid;
+    int32_t cid_len = -1;
+    if ((lr_node_conn_roles(n, c) & LR_ROLE_CONTROLLER) &&
+        lr_f_str(logrep_msg_root(n->req), "ClusterId", &cid, &cid_len) == 0 &&
+        !lr_node_cluster_id_ok(n, cid, cid_len)) {
+        /* The metadata log is not for another cluster's brokers. */
+        *answered = 1;
+        lr_f_set_int(logrep_msg_root(n->resp), "ErrorCode", LOGREP_ERR_INCONSISTENT_CLUSTER_ID);
+        return d ? lr_node_finish(n, c, d->slot, n->resp) : respond_now(n, c, &tmps);
+    }
     int any_error = 0;
-    int64_t got = run_fetch(n, now_ms, &tmps, &any_error, d != NULL);
+    int64_t got = run_fetch(n, lr_node_conn_roles(n, c), now_ms, &tmps, &any_error, d != NULL);
     if (got < 0) {
         tmp_free(n, &tmps);
         return LOGREP_ERR__NOMEM;
@@ -933,11 +945,15 @@ int lr_handle_request(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t f
                       int64_t now_ms)
 {
     int cerr = 0;
+    int api = logrep_msg_api_key(n->req);
+    if (!lr_node_serves(n, c, api)) {
+        /* Not served on this listener: Kafka closes. */
+        LR_LOG(&n->logger, LOGREP_LOG_INFO, "node", "%s v%d not served on this listener",
+               logrep_proto_api_name(api), logrep_msg_version(n->req));
+        return LOGREP_ERR__CORRUPT;
+    }
     if (n->ctl && lr_nctl_handle(n, c, now_ms, &cerr))
         return cerr;
-    int api = logrep_msg_api_key(n->req);
-    if (!n->is_broker && api != LOGREP_API_API_VERSIONS && api != LOGREP_API_FETCH)
-        return LOGREP_ERR__CORRUPT; /* a pure controller serves only its APIs */
     switch (api) {
     case LOGREP_API_API_VERSIONS:
         return handle_api_versions(n, c);

@@ -522,6 +522,8 @@ LOGREP_API logrep_err logrep_node_request(logrep_node *n, uint64_t conn, const v
             return LOGREP_ERR__NOMEM;
         err = logrep_msg_init_response_to(n->resp, n->req);
         if (!err)
+            err = lr_node_fill_api_versions(n, c);
+        if (!err)
             err = lr_node_finish(n, c, s, n->resp);
         return err;
     }

@@ -80,6 +80,9 @@ static logrep_err t_connect(void *ctx, int32_t node_id, const char *host, int32_
     if (node_id < 1 || node_id > MAXN || !e->net->node[node_id] || e->net->down[node_id])
         return LOGREP_ERR__IO;
     *out = open_pair(e->net, e->id, node_id);
+    /* Port 9093 is the controller listener (controller.quorum.voters). */
+    logrep_node_accepted(e->net->node[node_id], e->net->conns[*out].peer,
+                         port == 9093 ? "CONTROLLER" : "PLAINTEXT");
     return LOGREP_OK;
 }
 
@@ -198,7 +201,14 @@ void run(net *w, int64_t ms)
 /* Sends a request from the test client to node `to`; returns the conn. */
 uint64_t client_send(net *w, int to, logrep_msg *m)
 {
+    return client_send_on(w, to, "PLAINTEXT", m);
+}
+
+uint64_t client_send_on(net *w, int to, const char *listener, logrep_msg *m)
+{
     uint64_t c = open_pair(w, CLIENT, to);
+    if (listener)
+        cr_assert_eq(logrep_node_accepted(w->node[to], w->conns[c].peer, listener), LOGREP_OK);
     const uint8_t *buf;
     size_t len;
     cr_assert_eq(logrep_msg_encode_flat(m, &buf, &len), LOGREP_OK, "%s", logrep_msg_errmsg(m));
@@ -244,3 +254,13 @@ logrep_struct *elem(logrep_struct *s, const char *name, int32_t i)
     return logrep_struct_elem(s, logrep_struct_field(s, name), i);
 }
 
+
+int client_closed(net *w, uint64_t c)
+{
+    for (int i = 0; i < 20; i++)
+        run(w, 10);
+    for (frame *f = w->client_inbox; f; f = f->next)
+        if (f->conn == c)
+            return 0;
+    return c >= MAXCONN || !w->conns[c].used;
+}

@@ -60,8 +60,13 @@ void kill_node(net *w, int id);
 void teardown(net *w);
 void pump(net *w);
 void run(net *w, int64_t ms);
-/* Sends a request from the test client to node `to`; returns the conn. */
+/* Sends a request from the test client to node `to` on its PLAINTEXT
+ * listener; returns the conn. */
 uint64_t client_send(net *w, int to, logrep_msg *m);
+/* The same on the listener named (NULL: a connection never named). */
+uint64_t client_send_on(net *w, int to, const char *listener, logrep_msg *m);
+/* 1 when the connection was closed without an answer. */
+int client_closed(net *w, uint64_t c);
 /* Waits (running the cluster) for the response on conn and decodes it. */
 void client_wait(net *w, uint64_t c, int api, int version, logrep_msg *resp, int64_t max_ms);
 int64_t fint(logrep_struct *s, const char *name);
