@@ -332,15 +332,33 @@ static int handle_delete_topics(logrep_node *n, lr_conn *c)
     for (int32_t i = 0; i < nt; i++) {
         const char *p = NULL;
         int32_t len = -1;
-        if (version >= 6)
-            lr_f_str(lr_f_elem(rq, "Topics", i), "Name", &p, &len);
-        else
+        const uint8_t *tid = NULL;
+        if (version >= 6) {
+            logrep_struct *qt = lr_f_elem(rq, "Topics", i);
+            lr_f_str(qt, "Name", &p, &len);
+            tid = logrep_struct_uuid(qt, logrep_struct_field(qt, "TopicId"));
+        } else
             logrep_struct_elem_bytes(rq, logrep_struct_field(rq, "TopicNames"), i,
                                      (const uint8_t **)&p, &len);
         logrep_struct *rt = lr_f_elem(rs, "Responses", i);
         char name[LR_MD_MAX_TOPIC_NAME + 1];
         int err = LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-        if (p && len >= 0 && len <= LR_MD_MAX_TOPIC_NAME) {
+        static const uint8_t zero[16];
+        int by_id = tid && memcmp(tid, zero, 16) != 0;
+        if (by_id)
+            logrep_struct_set_uuid(rt, logrep_struct_field(rt, "TopicId"), tid);
+        if (by_id && p && len >= 0) {
+            err = LOGREP_ERR_INVALID_REQUEST; /* Kafka: not both name and id */
+        } else if (by_id) {
+            /* v6: by topic id; the answer names the topic. */
+            const lr_md_topic *t = lr_md_topic_by_id(lr_ctl_image(n->ctl->ctl), tid);
+            err = LOGREP_ERR_UNKNOWN_TOPIC_ID;
+            logrep_struct_set_null(rt, logrep_struct_field(rt, "Name"));
+            if (t) {
+                lr_f_set_str(rt, "Name", t->name, (int32_t)strlen(t->name));
+                err = lr_ctl_delete_topic(n->ctl->ctl, t->name);
+            }
+        } else if (p && len >= 0 && len <= LR_MD_MAX_TOPIC_NAME) {
             memcpy(name, p, (size_t)len);
             name[len] = 0;
             lr_f_set_str(rt, "Name", name, len);

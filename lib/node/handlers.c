@@ -199,7 +199,9 @@ static int handle_metadata(logrep_node *n, lr_conn *c, int64_t now_ms)
             logrep_struct_set_null(be, logrep_struct_field(be, "Rack"));
     }
     int ft = logrep_struct_field(rq, "Topics");
-    if (logrep_struct_is_null(rq, ft)) {
+    /* v0 had no null: an empty list meant every topic. */
+    if (logrep_struct_is_null(rq, ft) ||
+        (logrep_msg_version(n->req) == 0 && logrep_struct_count(rq, ft) == 0)) {
         /* All topics. */
         size_t nt = lr_md_topic_count(n->img);
         lr_f_set_count(rs, "Topics", (int32_t)nt);
@@ -217,6 +219,17 @@ static int handle_metadata(logrep_node *n, lr_conn *c, int64_t now_ms)
             int32_t len;
             lr_f_str(qt, "Name", &name, &len);
             const lr_md_topic *t = name && len >= 0 ? topic_named(n, name, len) : NULL;
+            if (!name || len < 0) {
+                /* v12: by topic id. */
+                const uint8_t *id = logrep_struct_uuid(qt, logrep_struct_field(qt, "TopicId"));
+                t = id ? lr_md_topic_by_id(n->img, id) : NULL;
+                if (!t) {
+                    lr_f_set_int(te, "ErrorCode", LOGREP_ERR_UNKNOWN_TOPIC_ID);
+                    logrep_struct_set_uuid(te, logrep_struct_field(te, "TopicId"), id);
+                    logrep_struct_set_null(te, logrep_struct_field(te, "Name"));
+                    continue;
+                }
+            }
             if (t) {
                 fill_topic(n, te, t);
                 continue;

@@ -730,8 +730,10 @@ logrep_err lr_partition_list_offsets(lr_partition *p, int32_t current_leader_epo
         if (p->hw < p->leso)
             return LOGREP_ERR_OFFSET_NOT_AVAILABLE;
         *offset = p->hw;
-    } else if (timestamp == LOGREP_OFFSET_EARLIEST) {
+    } else if (timestamp == LOGREP_OFFSET_EARLIEST || timestamp == LOGREP_OFFSET_EARLIEST_LOCAL) {
         *offset = logrep_log_start_offset(p->log);
+    } else if (timestamp == LOGREP_OFFSET_LATEST_TIERED) {
+        return LOGREP_OK; /* nothing is tiered: offset -1, as Kafka answers */
     } else {
         int64_t o, ts;
         err = logrep_log_offset_for_time(p->log, timestamp, &o, &ts);

@@ -194,7 +194,8 @@ int lr_partition_follower_response(lr_partition *p, const lr_follower_fetch *sen
 void lr_partition_follower_fetch_failed(lr_partition *p);
 
 /* Leader ListOffsets: timestamp -1 latest, -2 earliest, -3 max timestamp,
- * else by time. */
+ * -4 earliest local (the log start), -5 latest tiered (offset -1, no
+ * error: nothing is tiered), else by time. */
 logrep_err lr_partition_list_offsets(lr_partition *p, int32_t current_leader_epoch,
                                      int64_t timestamp, int read_committed, int64_t *offset,
                                      int64_t *found_timestamp, int32_t *epoch);
