@@ -228,5 +228,5 @@ int lr_nctl_create_topics(logrep_node *n, lr_conn *c)
     for (int32_t i = 0; i < nt; i++)
         free_topic(n, &ts[i]);
     lr_free(&n->alloc, ts, (nt ? (size_t)nt : 1) * sizeof *ts);
-    return err ? err : lr_nctl_respond(n, c);
+    return err ? err : lr_node_respond(n, c);
 }

@@ -169,12 +169,6 @@ struct lr_ctl *lr_nctl_ctl(logrep_node *n)
     return n->ctl->ctl;
 }
 
-int lr_nctl_respond(logrep_node *n, lr_conn *c)
-{
-    lr_slot *s = lr_node_slot(n, c);
-    return s ? lr_node_finish(n, c, s, n->resp) : LOGREP_ERR__NOMEM;
-}
-
 int16_t lr_nctl_code(int err)
 {
     if (err > 0)
@@ -232,7 +226,7 @@ static int handle_registration(logrep_node *n, lr_conn *c, int64_t now_ms)
     logrep_struct *rs = logrep_msg_root(n->resp);
     lr_f_set_int(rs, "ErrorCode", lr_nctl_code(err));
     lr_f_set_int(rs, "BrokerEpoch", err ? -1 : resp.broker_epoch);
-    return lr_nctl_respond(n, c);
+    return lr_node_respond(n, c);
 }
 
 static int handle_heartbeat(logrep_node *n, lr_conn *c, int64_t now_ms)
@@ -255,7 +249,7 @@ static int handle_heartbeat(logrep_node *n, lr_conn *c, int64_t now_ms)
     lr_f_set_int(rs, "IsCaughtUp", resp.is_caught_up);
     lr_f_set_int(rs, "IsFenced", err ? 1 : resp.is_fenced);
     lr_f_set_int(rs, "ShouldShutDown", resp.should_shutdown);
-    return lr_nctl_respond(n, c);
+    return lr_node_respond(n, c);
 }
 
 static int handle_alter_partition(logrep_node *n, lr_conn *c)
@@ -316,7 +310,7 @@ static int handle_alter_partition(logrep_node *n, lr_conn *c)
                 logrep_struct_set_elem_int(rp, fi, k, st.isr[k]);
         }
     }
-    return lr_nctl_respond(n, c);
+    return lr_node_respond(n, c);
 }
 
 static int handle_delete_topics(logrep_node *n, lr_conn *c)
@@ -366,7 +360,7 @@ static int handle_delete_topics(logrep_node *n, lr_conn *c)
         }
         lr_f_set_int(rt, "ErrorCode", lr_nctl_code(err));
     }
-    return lr_nctl_respond(n, c);
+    return lr_node_respond(n, c);
 }
 
 static int handle_allocate_pids(logrep_node *n, lr_conn *c)
@@ -383,7 +377,7 @@ static int handle_allocate_pids(logrep_node *n, lr_conn *c)
     lr_f_set_int(rs, "ErrorCode", lr_nctl_code(err));
     lr_f_set_int(rs, "ProducerIdStart", first);
     lr_f_set_int(rs, "ProducerIdLen", count);
-    return lr_nctl_respond(n, c);
+    return lr_node_respond(n, c);
 }
 
 int lr_nctl_handle(logrep_node *n, lr_conn *c, int64_t now_ms, int *err)

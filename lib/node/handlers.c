@@ -824,67 +824,6 @@ static int handle_find_coordinator(logrep_node *n, lr_conn *c)
     return respond_now(n, c, &tmps);
 }
 
-/* ------------------------------------------------------------ DescribeConfigs */
-
-static void add_config(logrep_struct *rr, int32_t *k, const char *name, const char *value,
-                       int is_default)
-{
-    logrep_struct *ce = lr_f_elem(rr, "Configs", (*k)++);
-    lr_f_set_str(ce, "Name", name, (int32_t)strlen(name));
-    lr_f_set_str(ce, "Value", value, (int32_t)strlen(value));
-    lr_f_set_int(ce, "ReadOnly", 0);
-    lr_f_set_int(ce, "IsDefault", is_default);
-    lr_f_set_int(ce, "ConfigSource", is_default ? 5 : 1); /* DEFAULT_CONFIG / DYNAMIC_TOPIC_CONFIG */
-    lr_f_set_int(ce, "IsSensitive", 0);
-}
-
-static int handle_describe_configs(logrep_node *n, lr_conn *c)
-{
-    static const char *const topic_props[] = {
-        "cleanup.policy", "compression.type", "max.message.bytes", "message.timestamp.type",
-        "min.insync.replicas", "retention.bytes", "retention.ms", "segment.bytes", "segment.ms",
-        "unclean.leader.election.enable", "flush.messages", "flush.ms"};
-    size_t nprops = sizeof topic_props / sizeof topic_props[0];
-    logrep_struct *rq = logrep_msg_root(n->req);
-    int err = init_resp(n);
-    if (err)
-        return err;
-    logrep_struct *rs = logrep_msg_root(n->resp);
-    int32_t nr = lr_f_count(rq, "Resources");
-    lr_f_set_count(rs, "Results", nr);
-    for (int32_t i = 0; i < nr; i++) {
-        logrep_struct *q = lr_f_elem(rq, "Resources", i);
-        logrep_struct *r = lr_f_elem(rs, "Results", i);
-        int8_t type = (int8_t)lr_f_int(q, "ResourceType");
-        const char *name;
-        int32_t len;
-        lr_f_str(q, "ResourceName", &name, &len);
-        lr_f_set_int(r, "ResourceType", type);
-        if (name && len >= 0)
-            lr_f_set_str(r, "ResourceName", name, len);
-        const lr_md_topic *t = type == LR_MD_RESOURCE_TOPIC && name ? topic_named(n, name, len) : NULL;
-        if (type == LR_MD_RESOURCE_TOPIC && !t) {
-            lr_f_set_int(r, "ErrorCode", LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION);
-            continue;
-        }
-        if (type != LR_MD_RESOURCE_TOPIC) {
-            lr_f_set_int(r, "ErrorCode", LOGREP_ERR_INVALID_REQUEST);
-            continue;
-        }
-        lr_f_set_count(r, "Configs", (int32_t)nprops);
-        int32_t k = 0;
-        for (size_t j = 0; j < nprops; j++) {
-            const char *ov = lr_md_topic_config(t, topic_props[j]);
-            char def[64] = "delete";
-            if (strcmp(topic_props[j], "cleanup.policy") != 0)
-                logrep_conf_get(n->conf, topic_props[j], def, sizeof def, NULL);
-            add_config(r, &k, topic_props[j], ov ? ov : def, ov == NULL);
-        }
-    }
-    tmpbuf *tmps = NULL;
-    return respond_now(n, c, &tmps);
-}
-
 /* ------------------------------------------------------------ CreateTopics / DeleteTopics */
 
 /* Admin requests go to the controller; the client's slot waits. On an
@@ -986,7 +925,7 @@ int lr_handle_request(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t f
     case LOGREP_API_INIT_PRODUCER_ID:
         return handle_init_producer_id(n, c, now_ms);
     case LOGREP_API_DESCRIBE_CONFIGS:
-        return handle_describe_configs(n, c);
+        return lr_handle_describe_configs(n, c);
     case LOGREP_API_FIND_COORDINATOR:
         return handle_find_coordinator(n, c);
     case LOGREP_API_CREATE_TOPICS:
