@@ -197,3 +197,91 @@ Test(wire, list_offsets_tiered_timestamps, .timeout = 60)
     cr_assert_eq(off, 0);
     teardown(&w);
 }
+
+/* A consumer Fetch of topic/0 at offset 0; returns the top-level error
+ * and the partition's. */
+static int16_t fetch(net *w, int to, int version, const char *topic, int32_t session_id,
+                     int32_t session_epoch, int16_t *part_err)
+{
+    logrep_msg *m = req(LOGREP_API_FETCH, version);
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_int(root, logrep_struct_field(root, "ReplicaId"), -1);
+    logrep_struct_set_int(root, logrep_struct_field(root, "MaxWaitMs"), 0);
+    logrep_struct_set_int(root, logrep_struct_field(root, "MaxBytes"), 1 << 20);
+    logrep_struct_set_int(root, logrep_struct_field(root, "SessionId"), session_id);
+    logrep_struct_set_int(root, logrep_struct_field(root, "SessionEpoch"), session_epoch);
+    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
+    logrep_struct *t = elem(root, "Topics", 0);
+    logrep_struct_set_bytes(t, logrep_struct_field(t, "Topic"), topic, (int32_t)strlen(topic));
+    logrep_struct_set_count(t, logrep_struct_field(t, "Partitions"), 1);
+    logrep_struct *p = elem(t, "Partitions", 0);
+    logrep_struct_set_int(p, logrep_struct_field(p, "Partition"), 0);
+    logrep_struct_set_int(p, logrep_struct_field(p, "CurrentLeaderEpoch"), -1);
+    logrep_struct_set_int(p, logrep_struct_field(p, "FetchOffset"), 0);
+    logrep_struct_set_int(p, logrep_struct_field(p, "PartitionMaxBytes"), 1 << 20);
+    logrep_msg *r = call(w, to, m);
+    logrep_struct *rs = logrep_msg_root(r);
+    int16_t top = (int16_t)fint(rs, "ErrorCode");
+    *part_err = -1;
+    if (logrep_struct_count(rs, logrep_struct_field(rs, "Responses")) > 0)
+        *part_err = (int16_t)fint(elem(elem(rs, "Responses", 0), "Partitions", 0), "ErrorCode");
+    if (top)
+        cr_assert_eq(fint(rs, "SessionId"), 0);
+    logrep_msg_free(r);
+    return top;
+}
+
+/* No fetch session is ever created (SessionId 0 answers every full
+ * fetch), so an incremental fetch names an unknown session. */
+Test(wire, fetch_session_not_found, .timeout = 60)
+{
+    net w;
+    setup(&w, 1);
+    run(&w, 1000);
+    create(&w, "fs");
+    int16_t pe;
+    cr_assert_eq(fetch(&w, 1, 11, "fs", 12345, 3, &pe), LOGREP_ERR_FETCH_SESSION_ID_NOT_FOUND);
+    cr_assert_eq(pe, -1, "no partitions in the answer");
+    cr_assert_eq(fetch(&w, 1, 11, "fs", 0, 1, &pe), LOGREP_ERR_FETCH_SESSION_ID_NOT_FOUND);
+    cr_assert_eq(fetch(&w, 1, 11, "fs", 0, 0, &pe), 0);
+    cr_assert_eq(pe, 0);
+    cr_assert_eq(fetch(&w, 1, 11, "fs", 12345, -1, &pe), 0);
+    cr_assert_eq(pe, 0);
+    teardown(&w);
+}
+
+/* Reading from a follower came with Fetch v11 (KIP-392): below it a
+ * follower answers NOT_LEADER_OR_FOLLOWER. */
+Test(wire, follower_fetch_needs_v11, .timeout = 60)
+{
+    net w;
+    setup(&w, 3);
+    run(&w, 3000);
+    logrep_msg *m = req(LOGREP_API_CREATE_TOPICS, 5);
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
+    logrep_struct *t = elem(root, "Topics", 0);
+    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), "ff", 2);
+    logrep_struct_set_int(t, logrep_struct_field(t, "NumPartitions"), 1);
+    logrep_struct_set_int(t, logrep_struct_field(t, "ReplicationFactor"), 3);
+    logrep_msg_free(call(&w, 1, m));
+    run(&w, 1000);
+    m = req(LOGREP_API_METADATA, 9);
+    root = logrep_msg_root(m);
+    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
+    t = elem(root, "Topics", 0);
+    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), "ff", 2);
+    logrep_msg *r = call(&w, 1, m);
+    int leader = (int)fint(elem(elem(logrep_msg_root(r), "Topics", 0), "Partitions", 0), "LeaderId");
+    logrep_msg_free(r);
+    cr_assert(leader >= 1 && leader <= 3);
+    int follower = leader % 3 + 1;
+    int16_t pe;
+    cr_assert_eq(fetch(&w, follower, 10, "ff", 0, -1, &pe), 0);
+    cr_assert_eq(pe, LOGREP_ERR_NOT_LEADER_OR_FOLLOWER);
+    cr_assert_eq(fetch(&w, follower, 11, "ff", 0, -1, &pe), 0);
+    cr_assert_eq(pe, 0);
+    cr_assert_eq(fetch(&w, leader, 10, "ff", 0, -1, &pe), 0);
+    cr_assert_eq(pe, 0);
+    teardown(&w);
+}

@@ -572,7 +572,9 @@ static int64_t run_fetch(logrep_node *n, int roles, int64_t now_ms, tmpbuf **tmp
                                gathered == 0,
                                read_committed,
                                rackbuf,
-                               retry};
+                               retry,
+                               /* Fetch from follower came with v11. */
+                               replica_id < 0 && version < 11};
             lr_fetch_res res;
             int64_t hw_before = lr_partition_high_watermark(p->rep);
             lr_partition_fetch(p->rep, &fr, now_ms, &res);
@@ -614,12 +616,17 @@ static int handle_fetch(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t
     tmpbuf *tmps = NULL;
     const char *cid;
     int32_t cid_len = -1;
+    int16_t top = 0;
+    int64_t session_epoch = lr_f_int(logrep_msg_root(n->req), "SessionEpoch");
     if ((lr_node_conn_roles(n, c) & LR_ROLE_CONTROLLER) &&
         lr_f_str(logrep_msg_root(n->req), "ClusterId", &cid, &cid_len) == 0 &&
-        !lr_node_cluster_id_ok(n, cid, cid_len)) {
-        /* The metadata log is not for another cluster's brokers. */
+        !lr_node_cluster_id_ok(n, cid, cid_len))
+        top = LOGREP_ERR_INCONSISTENT_CLUSTER_ID; /* not our metadata log */
+    else if (logrep_msg_version(n->req) >= 7 && session_epoch != 0 && session_epoch != -1)
+        top = LOGREP_ERR_FETCH_SESSION_ID_NOT_FOUND; /* incremental: no session is ever created */
+    if (top) {
         *answered = 1;
-        lr_f_set_int(logrep_msg_root(n->resp), "ErrorCode", LOGREP_ERR_INCONSISTENT_CLUSTER_ID);
+        lr_f_set_int(logrep_msg_root(n->resp), "ErrorCode", top);
         return d ? lr_node_finish(n, c, d->slot, n->resp) : respond_now(n, c, &tmps);
     }
     int any_error = 0;

@@ -531,7 +531,8 @@ logrep_err lr_partition_fetch(lr_partition *p, const lr_fetch_req *req, int64_t 
     res->last_stable_offset = -1;
     res->log_start_offset = -1;
     int is_follower = req->replica_id >= 0;
-    if (p->role == LR_ROLE_NONE || (is_follower && p->role != LR_ROLE_LEADER))
+    if (p->role == LR_ROLE_NONE ||
+        ((is_follower || req->leader_only) && p->role != LR_ROLE_LEADER))
         return res->error = LOGREP_ERR_NOT_LEADER_OR_FOLLOWER;
     if ((res->error = check_epoch(p, req->current_leader_epoch)) != LOGREP_OK)
         return res->error;

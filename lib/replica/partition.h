@@ -74,6 +74,7 @@ typedef struct lr_fetch_req {
      * recorded when the request arrived; do not count it twice (that would
      * overwrite the leader LEO its catch-up is judged against). */
     int retry;
+    int leader_only; /* a consumer that cannot read from a follower (Fetch < v11) */
 } lr_fetch_req;
 
 typedef struct lr_fetch_res {
