@@ -272,3 +272,31 @@ Test(admin, oversized_create_is_policy_violation, .timeout = 60)
     cr_assert_eq(st.fenced_brokers, 0);
     teardown(&w);
 }
+
+/* A topic of thousands of partitions is opened over several ticks: the
+ * node answers requests in between, and opens them all. */
+Test(admin, large_topic_opens_over_ticks, .timeout = 60)
+{
+    net w;
+    setup(&w, 1);
+    run(&w, 1000);
+    logrep_msg *m = ct_new(0, 1);
+    ct_topic(m, 0, "wide", 1000, 1);
+    logrep_msg *r;
+    logrep_msg_new(NULL, &r);
+    uint64_t c = client_send(&w, 1, m);
+    client_wait(&w, c, LOGREP_API_CREATE_TOPICS, CT_VERSION, r, 5000);
+    cr_assert_eq(ct_err(r, 0), 0);
+    logrep_msg_free(m);
+    logrep_msg_free(r);
+    int partial = 0;
+    size_t np = 0;
+    for (int i = 0; i < 300 && np < 1000; i++) {
+        np = logrep_node_partition_count(w.node[1]);
+        partial |= np > 0 && np < 1000;
+        run(&w, 10);
+    }
+    cr_assert_eq(np, 1000u);
+    cr_assert(partial, "every partition was opened in one pass");
+    teardown(&w);
+}
