@@ -8,30 +8,6 @@
 
 #include "lib/net_testutil.h"
 
-static void create(net *w, const char *name, const char *key, const char *value)
-{
-    logrep_msg *m, *r;
-    logrep_msg_new(NULL, &m);
-    logrep_msg_new(NULL, &r);
-    logrep_msg_init_request(m, LOGREP_API_CREATE_TOPICS, 5, 3, "cfg");
-    logrep_struct *root = logrep_msg_root(m);
-    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
-    logrep_struct *t = elem(root, "Topics", 0);
-    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), name, (int32_t)strlen(name));
-    logrep_struct_set_int(t, logrep_struct_field(t, "NumPartitions"), 1);
-    logrep_struct_set_int(t, logrep_struct_field(t, "ReplicationFactor"), 1);
-    logrep_struct_set_count(t, logrep_struct_field(t, "Configs"), 1);
-    logrep_struct *ce = elem(t, "Configs", 0);
-    logrep_struct_set_bytes(ce, logrep_struct_field(ce, "Name"), key, (int32_t)strlen(key));
-    logrep_struct_set_bytes(ce, logrep_struct_field(ce, "Value"), value, (int32_t)strlen(value));
-    uint64_t c = client_send(w, 1, m);
-    client_wait(w, c, LOGREP_API_CREATE_TOPICS, 5, r, 2000);
-    cr_assert_eq(fint(elem(logrep_msg_root(r), "Topics", 0), "ErrorCode"), 0);
-    logrep_msg_free(m);
-    logrep_msg_free(r);
-    run(w, 500);
-}
-
 /* DescribeConfigs v`version` of one resource; keys NULL: all. */
 static logrep_msg *describe(net *w, int version, int type, const char *name,
                             const char *const *keys, int nkeys)
@@ -102,9 +78,9 @@ static void check_synonym(logrep_struct *ce, int i, const char *name, const char
 Test(configs, topic_keys_sources_synonyms, .timeout = 60)
 {
     net w;
-    setup(&w, 1);
-    run(&w, 1000);
-    create(&w, "cfg", "retention.ms", "5000");
+    one_node(&w);
+    create_topic_cfg(&w, 1, "cfg", 1, 1, "retention.ms", "5000");
+    run(&w, 500);
     static const char *const keys[] = {"retention.ms", "min.insync.replicas", "segment.bytes",
                                        "no.such.config"};
     logrep_msg *r = describe(&w, 4, 2, "cfg", keys, 4);
@@ -148,8 +124,7 @@ Test(configs, topic_keys_sources_synonyms, .timeout = 60)
 Test(configs, broker_and_broker_logger, .timeout = 60)
 {
     net w;
-    setup(&w, 1);
-    run(&w, 1000);
+    one_node(&w);
     logrep_msg *r = describe(&w, 4, 4, "1", NULL, 0);
     logrep_struct *res = result(r);
     cr_assert_eq(fint(res, "ErrorCode"), 0);

@@ -16,28 +16,6 @@
 
 #include "lib/net_testutil.h"
 
-static void create_topic(net *w, int via, const char *name, int parts, int rf)
-{
-    logrep_msg *m, *r;
-    logrep_msg_new(NULL, &m);
-    logrep_msg_new(NULL, &r);
-    cr_assert_eq(logrep_msg_init_request(m, LOGREP_API_CREATE_TOPICS, 5, 7, "test"), LOGREP_OK);
-    logrep_struct *root = logrep_msg_root(m);
-    logrep_struct_set_int(root, logrep_struct_field(root, "timeoutMs"), 10000);
-    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
-    logrep_struct *t = elem(root, "Topics", 0);
-    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), name, (int32_t)strlen(name));
-    logrep_struct_set_int(t, logrep_struct_field(t, "NumPartitions"), parts);
-    logrep_struct_set_int(t, logrep_struct_field(t, "ReplicationFactor"), rf);
-    uint64_t c = client_send(w, via, m);
-    client_wait(w, c, LOGREP_API_CREATE_TOPICS, 5, r, 5000);
-    logrep_struct *rt = elem(logrep_msg_root(r), "Topics", 0);
-    cr_assert_eq(fint(rt, "ErrorCode"), 0, "create: %s", logrep_err_name((int)fint(rt, "ErrorCode")));
-    cr_assert_eq(logrep_msg_correlation_id(r), 7);
-    logrep_msg_free(m);
-    logrep_msg_free(r);
-}
-
 /* Leader of topic/partition per node `via`'s metadata; -1 if none. */
 static int leader_of(net *w, int via, const char *topic, int part, int32_t *epoch)
 {

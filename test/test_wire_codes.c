@@ -29,16 +29,7 @@ static logrep_msg *call(net *w, int to, logrep_msg *m)
 
 static void create(net *w, const char *name)
 {
-    logrep_msg *m = req(LOGREP_API_CREATE_TOPICS, 5);
-    logrep_struct *root = logrep_msg_root(m);
-    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
-    logrep_struct *t = elem(root, "Topics", 0);
-    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), name, (int32_t)strlen(name));
-    logrep_struct_set_int(t, logrep_struct_field(t, "NumPartitions"), 1);
-    logrep_struct_set_int(t, logrep_struct_field(t, "ReplicationFactor"), 1);
-    logrep_msg *r = call(w, 1, m);
-    cr_assert_eq(fint(elem(logrep_msg_root(r), "Topics", 0), "ErrorCode"), 0);
-    logrep_msg_free(r);
+    create_topic(w, 1, name, 1, 1);
     run(w, 500);
 }
 
@@ -70,8 +61,7 @@ static void topic_id(net *w, const char *name, uint8_t id[16])
 Test(wire, metadata_by_topic_id, .timeout = 60)
 {
     net w;
-    setup(&w, 1);
-    run(&w, 1000);
+    one_node(&w);
     create(&w, "byid");
     uint8_t id[16];
     topic_id(&w, "byid", id);
@@ -100,8 +90,7 @@ Test(wire, metadata_by_topic_id, .timeout = 60)
 Test(wire, metadata_v0_empty_means_all, .timeout = 60)
 {
     net w;
-    setup(&w, 1);
-    run(&w, 1000);
+    one_node(&w);
     create(&w, "one");
     create(&w, "two");
     logrep_msg *m = req(LOGREP_API_METADATA, 0);
@@ -143,8 +132,7 @@ static int16_t delete_by_id(net *w, const uint8_t id[16], const char *name)
 Test(wire, delete_topics_by_id, .timeout = 60)
 {
     net w;
-    setup(&w, 1);
-    run(&w, 1000);
+    one_node(&w);
     create(&w, "doomed");
     uint8_t id[16];
     topic_id(&w, "doomed", id);
@@ -185,8 +173,7 @@ static int16_t list_offsets(net *w, const char *topic, int64_t ts, int64_t *off)
 Test(wire, list_offsets_tiered_timestamps, .timeout = 60)
 {
     net w;
-    setup(&w, 1);
-    run(&w, 1000);
+    one_node(&w);
     create(&w, "lo");
     int64_t off = 99;
     cr_assert_eq(list_offsets(&w, "lo", -4, &off), 0);
@@ -236,8 +223,7 @@ static int16_t fetch(net *w, int to, int version, const char *topic, int32_t ses
 Test(wire, fetch_session_not_found, .timeout = 60)
 {
     net w;
-    setup(&w, 1);
-    run(&w, 1000);
+    one_node(&w);
     create(&w, "fs");
     int16_t pe;
     cr_assert_eq(fetch(&w, 1, 11, "fs", 12345, 3, &pe), LOGREP_ERR_FETCH_SESSION_ID_NOT_FOUND);

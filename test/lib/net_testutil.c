@@ -264,3 +264,44 @@ int client_closed(net *w, uint64_t c)
             return 0;
     return c >= MAXCONN || !w->conns[c].used;
 }
+
+void create_topic_cfg(net *w, int via, const char *name, int parts, int rf, const char *key,
+                      const char *value)
+{
+    logrep_msg *m, *r;
+    logrep_msg_new(NULL, &m);
+    logrep_msg_new(NULL, &r);
+    cr_assert_eq(logrep_msg_init_request(m, LOGREP_API_CREATE_TOPICS, 5, 7, "test"), LOGREP_OK);
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_int(root, logrep_struct_field(root, "timeoutMs"), 10000);
+    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
+    logrep_struct *t = elem(root, "Topics", 0);
+    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), name, (int32_t)strlen(name));
+    logrep_struct_set_int(t, logrep_struct_field(t, "NumPartitions"), parts);
+    logrep_struct_set_int(t, logrep_struct_field(t, "ReplicationFactor"), rf);
+    if (key) {
+        logrep_struct_set_count(t, logrep_struct_field(t, "Configs"), 1);
+        logrep_struct *ce = elem(t, "Configs", 0);
+        logrep_struct_set_bytes(ce, logrep_struct_field(ce, "Name"), key, (int32_t)strlen(key));
+        logrep_struct_set_bytes(ce, logrep_struct_field(ce, "Value"), value,
+                                (int32_t)strlen(value));
+    }
+    uint64_t c = client_send(w, via, m);
+    client_wait(w, c, LOGREP_API_CREATE_TOPICS, 5, r, 5000);
+    logrep_struct *rt = elem(logrep_msg_root(r), "Topics", 0);
+    cr_assert_eq(fint(rt, "ErrorCode"), 0, "create: %s", logrep_err_name((int)fint(rt, "ErrorCode")));
+    cr_assert_eq(logrep_msg_correlation_id(r), 7);
+    logrep_msg_free(m);
+    logrep_msg_free(r);
+}
+
+void create_topic(net *w, int via, const char *name, int parts, int rf)
+{
+    create_topic_cfg(w, via, name, parts, rf, NULL, NULL);
+}
+
+void one_node(net *w)
+{
+    setup(w, 1);
+    run(w, 1000);
+}

@@ -70,6 +70,13 @@ int client_closed(net *w, uint64_t c);
 /* Waits (running the cluster) for the response on conn and decodes it. */
 void client_wait(net *w, uint64_t c, int api, int version, logrep_msg *resp, int64_t max_ms);
 int64_t fint(logrep_struct *s, const char *name);
+/* CreateTopics v5 through node `via`, with one config (key NULL: none);
+ * asserts success. */
+void create_topic_cfg(net *w, int via, const char *name, int parts, int rf, const char *key,
+                      const char *value);
+void create_topic(net *w, int via, const char *name, int parts, int rf);
+/* setup(w, 1) and the time it takes the node to register. */
+void one_node(net *w);
 logrep_struct *elem(logrep_struct *s, const char *name, int32_t i);
 
 #endif
