@@ -266,6 +266,18 @@ Test(admin, oversized_create_is_policy_violation, .timeout = 60)
     cr_assert_eq(ct_err(r, 1), LOGREP_ERR_POLICY_VIOLATION);
     logrep_msg_free(r);
     cr_assert_not(topic_exists(&w, "huge"));
+    /* More topics than records allowed: refused whole. */
+    m = ct_new(0, 10001);
+    static char names[10001][16];
+    for (int i = 0; i < 10001; i++) {
+        snprintf(names[i], sizeof names[i], "t%d", i);
+        ct_topic(m, i, names[i], 1, 1);
+    }
+    r = ct_send(&w, 2, m);
+    cr_assert_eq(ct_err(r, 0), LOGREP_ERR_POLICY_VIOLATION);
+    cr_assert_eq(ct_err(r, 10000), LOGREP_ERR_POLICY_VIOLATION);
+    logrep_msg_free(r);
+    cr_assert_not(topic_exists(&w, "t0"));
     cr_assert_eq(create_with(&w, 0, "after", 3, 3, NULL, 0), 0);
     logrep_node_stats st;
     logrep_node_stats_get(w.node[1], &st);

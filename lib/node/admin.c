@@ -177,6 +177,30 @@ static void answer(logrep_struct *rt, const ct_topic *t, const uint8_t id[16])
     }
 }
 
+/* More topics than the record bound: every one that could be created
+ * writes two records at least, so the request cannot pass; refused before
+ * any per-topic state is allocated. */
+static int refuse_all(logrep_node *n, lr_conn *c, logrep_struct *rq, int32_t nt)
+{
+    static const char msg[] = "Unable to perform excessively large batch operation";
+    int err = logrep_msg_init_response_to(n->resp, n->req);
+    logrep_struct *rs = err ? NULL : logrep_msg_root(n->resp);
+    if (rs)
+        err = lr_f_set_count(rs, "Topics", nt);
+    for (int32_t i = 0; !err && i < nt; i++) {
+        logrep_struct *rt = lr_f_elem(rs, "Topics", i);
+        const char *p;
+        int32_t len;
+        lr_f_str(lr_f_elem(rq, "Topics", i), "Name", &p, &len);
+        lr_f_set_str(rt, "Name", p ? p : "", p && len > 0 ? len : 0);
+        lr_f_set_int(rt, "ErrorCode", LOGREP_ERR_POLICY_VIOLATION);
+        lr_f_set_str(rt, "ErrorMessage", msg, (int32_t)sizeof msg - 1);
+        lr_f_set_int(rt, "NumPartitions", -1);
+        lr_f_set_int(rt, "ReplicationFactor", -1);
+    }
+    return err ? err : lr_node_respond(n, c);
+}
+
 int lr_nctl_create_topics(logrep_node *n, lr_conn *c)
 {
     struct lr_ctl *ctl = lr_nctl_ctl(n);
@@ -185,6 +209,8 @@ int lr_nctl_create_topics(logrep_node *n, lr_conn *c)
     int32_t nt = lr_f_count(rq, "Topics");
     if (nt < 0)
         nt = 0;
+    if (nt > LR_MAX_RECORDS_PER_OP)
+        return refuse_all(n, c, rq, nt);
     ct_topic *ts = lr_calloc(&n->alloc, nt ? (size_t)nt : 1, sizeof *ts);
     if (!ts)
         return LOGREP_ERR__NOMEM;
