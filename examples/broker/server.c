@@ -647,7 +647,8 @@ static int listen_on(const char *host, int port)
     return fd;
 }
 
-static void on_accept(int lfd, int kind)
+/* listener: index into S.bc->listeners for client listeners, -1 else. */
+static void on_accept(int lfd, int kind, int listener)
 {
     for (int i = 0; i < 64; i++) {
         int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -663,10 +664,14 @@ static void on_accept(int lfd, int kind)
         }
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        if (!conn_new(fd, kind, S_OPEN)) {
+        conn *c = conn_new(fd, kind, S_OPEN);
+        if (!c) {
             close(fd);
             continue;
         }
+        /* The node serves controller APIs only on controller listeners. */
+        if (listener >= 0)
+            logrep_node_accepted(S.node, c->id, S.bc->listeners[listener].name);
         if (kind == K_CLIENT)
             S.m.connections_accepted++;
     }
@@ -834,9 +839,9 @@ int broker_run(broker_conf *bc)
                     }
                 }
             } else if (tag == TAG_METRICS) {
-                on_accept(S.mfd, K_METRICS);
+                on_accept(S.mfd, K_METRICS, -1);
             } else if ((tag & TAG_LISTENER) && (tag & 0xfff) < BROKER_MAX_LISTENERS) {
-                on_accept(S.lfd[tag & 0xfff], K_CLIENT);
+                on_accept(S.lfd[(int)(tag & 0xfff)], K_CLIENT, (int)(tag & 0xfff));
             } else {
                 conn *c = conn_get(tag);
                 if (!c || c->state == S_DEAD)

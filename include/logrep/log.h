@@ -167,7 +167,11 @@ LOGREP_API int32_t logrep_log_segment_count(const logrep_log *log);
 enum {
     LOGREP_OFFSET_LATEST = -1,        /**< the log end offset */
     LOGREP_OFFSET_EARLIEST = -2,      /**< the log start offset */
-    LOGREP_OFFSET_MAX_TIMESTAMP = -3  /**< the record with the largest timestamp */
+    LOGREP_OFFSET_MAX_TIMESTAMP = -3, /**< the record with the largest timestamp */
+    /* Tiered storage's (KIP-405), answered by the replica layer, not the
+     * log: without tiered storage the local log is the whole log. */
+    LOGREP_OFFSET_EARLIEST_LOCAL = -4, /**< the local log start offset */
+    LOGREP_OFFSET_LATEST_TIERED = -5   /**< the last tiered offset: none (-1) */
 };
 
 /** ListOffsets: the first offset whose record timestamp is >= `timestamp`

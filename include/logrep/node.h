@@ -111,6 +111,20 @@ LOGREP_API void logrep_node_free(logrep_node *node, int abandon);
 LOGREP_API logrep_err logrep_node_request(logrep_node *node, uint64_t conn, const void *frame,
                                           size_t len, int64_t now_ms);
 
+/** Names the listener (e.g. "PLAINTEXT", "CONTROLLER") an accepted
+ *  connection arrived on; call it once, before its first frame. A
+ *  listener named in controller.listener.names is served only the
+ *  controller's APIs (ApiVersions, BrokerRegistration, BrokerHeartbeat,
+ *  AlterPartition, AllocateProducerIds, CreateTopics, DeleteTopics, and
+ *  Fetch of the metadata log); any other listener only the broker's.
+ *  Requests for an API not served on the connection's listener close it,
+ *  as Kafka does, and ApiVersions advertises exactly the served set. A
+ *  connection never named is served both (one in-process listener).
+ *  The name is only compared, not kept.
+ *  @return LOGREP_OK, LOGREP_ERR__INVALID_ARG (NULL or empty name),
+ *  LOGREP_ERR__NOMEM. */
+LOGREP_API logrep_err logrep_node_accepted(logrep_node *node, uint64_t conn, const char *listener);
+
 /** A response frame on a connection the node opened with connect.
  *  @return LOGREP_OK, LOGREP_ERR__CORRUPT (the connection is closed). */
 LOGREP_API logrep_err logrep_node_response(logrep_node *node, uint64_t conn, const void *frame,

@@ -1,4 +1,5 @@
 /* The controller state machine. See controller.h for the rules. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -6,6 +7,7 @@
 #include "base/log.h"
 #include "base/prng.h"
 #include "controller/controller.h"
+#include "controller/topic_config.h"
 
 typedef struct ctl_session {
     int32_t id;
@@ -742,18 +744,12 @@ static int collides(const char *a, const char *b)
     return *a == *b;
 }
 
+/* value NULL: a delete, always fine for a known name. */
 static int config_value_ok(const char *name, const char *value)
 {
     if (!value)
-        return 1;
-    if (strcmp(name, "min.insync.replicas") == 0) {
-        char *end;
-        long long v = strtoll(value, &end, 10);
-        return *value && !*end && v >= 1 && v <= INT32_MAX;
-    }
-    if (strcmp(name, "unclean.leader.election.enable") == 0)
-        return strcmp(value, "true") == 0 || strcmp(value, "false") == 0;
-    return str_len_ok(value, 1);
+        return lr_topic_config_find(name) != NULL;
+    return str_len_ok(value, 1) && lr_topic_config_check(name, value, NULL, 0) == 0;
 }
 
 typedef struct placer {
@@ -885,39 +881,126 @@ static void new_topic_id(lr_ctl *ctl, uint8_t id[16])
     }
 }
 
-int lr_ctl_create_topic(lr_ctl *ctl, const lr_ctl_create_topic_req *req, uint8_t topic_id[16])
+static int why_set(char *why, size_t cap, int err, const char *msg)
 {
-    if (!ctl || !req || !req->name || (req->n_configs && !req->configs))
+    if (cap && why && !why[0])
+        snprintf(why, cap, "%s", msg);
+    return err;
+}
+
+static size_t active_brokers(const lr_md_image *img)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < lr_md_broker_count(img); i++) {
+        const lr_md_broker *b = lr_md_broker_at(img, i);
+        n += !b->fenced && !b->in_controlled_shutdown;
+    }
+    return n;
+}
+
+/* Kafka's checks of a manual assignment, in its order. */
+static int check_assignment(const lr_ctl *ctl, const lr_ctl_create_topic_req *req, char *why,
+                            size_t cap)
+{
+    const int err = LOGREP_ERR_INVALID_REPLICA_ASSIGNMENT;
+    if (req->replication_factor != -1)
+        return why_set(why, cap, LOGREP_ERR_INVALID_REQUEST,
+                       "A manual partition assignment was given with a replication factor other than -1");
+    if (req->num_partitions != -1)
+        return why_set(why, cap, LOGREP_ERR_INVALID_REQUEST,
+                       "A manual partition assignment was given with a partition count other than -1");
+    if (req->n_assignments > LR_MD_MAX_PARTITIONS)
+        return why_set(why, cap, LOGREP_ERR_INVALID_PARTITIONS, "Too many partitions");
+    for (size_t i = 0; i < req->n_assignments; i++) {
+        const lr_ctl_assignment *a = &req->assignments[i];
+        if (a->n_brokers == 0)
+            return why_set(why, cap, err, "The manual partition assignment includes an empty replica list");
+        if (a->n_brokers != req->assignments[0].n_brokers)
+            return why_set(why, cap, err, "The manual partition assignment has partitions with different replica counts");
+        if (a->n_brokers > LR_MD_MAX_REPLICAS || !a->brokers)
+            return why_set(why, cap, LOGREP_ERR_INVALID_REPLICATION_FACTOR, "Too many replicas");
+        int active = 0;
+        for (size_t k = 0; k < a->n_brokers; k++) {
+            const lr_md_broker *b = lr_md_broker_get(ctl->img, a->brokers[k]);
+            if (!b)
+                return why_set(why, cap, err, "The manual partition assignment names a broker that is not registered");
+            if (lr_md_ids_contains(a->brokers, k, a->brokers[k]))
+                return why_set(why, cap, err, "The manual partition assignment names a broker more than once");
+            active |= !b->fenced && !b->in_controlled_shutdown;
+        }
+        if (a->partition != (int32_t)i)
+            return why_set(why, cap, err, "The manual partition assignment is not the sequence 0, 1, 2, ...");
+        if (!active)
+            return why_set(why, cap, err, "Every broker of a manually assigned partition is fenced or shutting down");
+    }
+    return 0;
+}
+
+int lr_ctl_check_topic(const lr_ctl *ctl, const lr_ctl_create_topic_req *req, int32_t *np_out,
+                       int32_t *rf_out, char *why, size_t cap)
+{
+    if (cap && why)
+        why[0] = 0;
+    if (!ctl || !req || !req->name || (req->n_configs && !req->configs) ||
+        (req->n_assignments && !req->assignments))
         return LOGREP_ERR__INVALID_ARG;
     const lr_md_image *img = ctl->img;
     if (strlen(req->name) > LR_MD_MAX_TOPIC_NAME || !lr_md_topic_name_legal(mkstr(req->name)))
-        return LOGREP_ERR_INVALID_TOPIC_EXCEPTION;
+        return why_set(why, cap, LOGREP_ERR_INVALID_TOPIC_EXCEPTION, "Illegal topic name");
     if (lr_md_topic_by_name(img, req->name))
-        return LOGREP_ERR_TOPIC_ALREADY_EXISTS;
+        return why_set(why, cap, LOGREP_ERR_TOPIC_ALREADY_EXISTS, "Topic already exists");
     for (size_t i = 0; i < lr_md_topic_count(img); i++)
         if (collides(lr_md_topic_at(img, i)->name, req->name))
-            return LOGREP_ERR_INVALID_TOPIC_EXCEPTION;
-    int32_t np = req->num_partitions == -1 ? ctl->default_partitions : req->num_partitions;
-    int32_t rf = req->replication_factor == -1 ? ctl->default_rf : req->replication_factor;
-    if (np < 1 || np > LR_MD_MAX_PARTITIONS)
-        return LOGREP_ERR_INVALID_PARTITIONS;
-    if (rf < 1 || rf > LR_MD_MAX_REPLICAS)
-        return LOGREP_ERR_INVALID_REPLICATION_FACTOR;
-    for (size_t i = 0; i < req->n_configs; i++)
-        if (!req->configs[i].name || !str_len_ok(req->configs[i].name, 0) ||
-            !req->configs[i].value || !config_value_ok(req->configs[i].name, req->configs[i].value))
-            return LOGREP_ERR_INVALID_CONFIG;
+            return why_set(why, cap, LOGREP_ERR_INVALID_TOPIC_EXCEPTION,
+                           "Topic name collides with an existing one once '.' and '_' are equated");
+    for (size_t i = 0; i < req->n_configs; i++) {
+        const char *name = req->configs[i].name, *value = req->configs[i].value;
+        if (!name || !str_len_ok(name, 0) || (value && !str_len_ok(value, 1)) ||
+            lr_topic_config_check(name, value, why, cap))
+            return why_set(why, cap, LOGREP_ERR_INVALID_CONFIG, "Invalid topic config");
+    }
+    int32_t np, rf;
+    if (req->n_assignments) {
+        int err = check_assignment(ctl, req, why, cap);
+        if (err)
+            return err;
+        np = (int32_t)req->n_assignments;
+        rf = (int32_t)req->assignments[0].n_brokers;
+    } else {
+        np = req->num_partitions == -1 ? ctl->default_partitions : req->num_partitions;
+        rf = req->replication_factor == -1 ? ctl->default_rf : req->replication_factor;
+        if (np < 1 || np > LR_MD_MAX_PARTITIONS)
+            return why_set(why, cap, LOGREP_ERR_INVALID_PARTITIONS, "Invalid number of partitions");
+        if (rf < 1 || rf > LR_MD_MAX_REPLICAS)
+            return why_set(why, cap, LOGREP_ERR_INVALID_REPLICATION_FACTOR, "Invalid replication factor");
+        if ((size_t)rf > active_brokers(img))
+            return why_set(why, cap, LOGREP_ERR_INVALID_REPLICATION_FACTOR,
+                           "The replication factor is larger than the number of available brokers");
+    }
+    if (np_out)
+        *np_out = np;
+    if (rf_out)
+        *rf_out = rf;
+    return 0;
+}
 
+int lr_ctl_create_topic(lr_ctl *ctl, const lr_ctl_create_topic_req *req, uint8_t topic_id[16])
+{
+    int32_t np, rf;
+    int err = lr_ctl_check_topic(ctl, req, &np, &rf, NULL, 0);
+    if (err || req->validate_only)
+        return err;
+    const lr_md_image *img = ctl->img;
     size_t nb = lr_md_broker_count(img);
     placer pl;
-    int err = placer_init(ctl, &pl);
+    err = placer_init(ctl, &pl);
     if (err)
         return err;
-    if ((size_t)rf > pl.n) {
+    if ((size_t)rf > pl.n && !req->n_assignments) {
         placer_free(ctl, &pl, nb);
         return LOGREP_ERR_INVALID_REPLICATION_FACTOR;
     }
-    err = ids_reserve(ctl, (size_t)rf);
+    err = ids_reserve(ctl, (size_t)rf); /* 6 * rf ids: replicas, then ISR */
     const char **used = err ? NULL : lr_calloc(&ctl->alloc, (size_t)rf, sizeof *used);
     if (!used) {
         placer_free(ctl, &pl, nb);
@@ -945,15 +1028,31 @@ int lr_ctl_create_topic(lr_ctl *ctl, const lr_ctl_create_topic_req *req, uint8_t
     for (int32_t p = 0; !err && p < np; p++) {
         if (p > 0 && (size_t)p % pl.n == 0)
             shift++;
-        place(img, &pl, p, rf, start, shift, reps, used);
+        int32_t n_isr = rf;
+        if (req->n_assignments) {
+            /* Kafka: ISR = the assigned replicas that are active, leader
+             * the first of them. */
+            const lr_ctl_assignment *a = &req->assignments[p];
+            memcpy(reps, a->brokers, (size_t)rf * sizeof *reps);
+            n_isr = 0;
+            for (int32_t k = 0; k < rf; k++) {
+                const lr_md_broker *b = lr_md_broker_get(img, reps[k]);
+                if (!b->fenced && !b->in_controlled_shutdown)
+                    reps[rf + n_isr++] = reps[k];
+            }
+        } else {
+            place(img, &pl, p, rf, start, shift, reps, used);
+            memcpy(reps + rf, reps, (size_t)rf * sizeof *reps);
+        }
         lr_md_record_init(&rec, LR_MD_PARTITION, 2);
         struct lr_md_part_rec *r = &rec.u.part;
         r->partition_id = p;
         memcpy(r->topic_id, id, 16);
         r->replicas.v = reps;
         r->replicas.n = rf;
-        r->isr = r->replicas;
-        r->leader = reps[0];
+        r->isr.v = reps + rf;
+        r->isr.n = n_isr;
+        r->leader = reps[rf];
         r->leader_epoch = 0;
         r->partition_epoch = 0;
         err = emit(ctl, &rec);

@@ -151,13 +151,31 @@ typedef struct lr_ctl_config {
     const char *value;
 } lr_ctl_config;
 
+/* A manually placed partition (CreateTopics Assignments). */
+typedef struct lr_ctl_assignment {
+    int32_t partition;
+    const int32_t *brokers;
+    size_t n_brokers;
+} lr_ctl_assignment;
+
 typedef struct lr_ctl_create_topic_req {
     const char *name;
     int32_t num_partitions;     /* -1: num.partitions */
     int32_t replication_factor; /* -1: default.replication.factor */
-    const lr_ctl_config *configs;
+    const lr_ctl_config *configs; /* a NULL value is refused, as Kafka does */
     size_t n_configs;
+    const lr_ctl_assignment *assignments; /* in partition order; 0: placed by the controller */
+    size_t n_assignments;
+    int validate_only; /* run every check, write nothing */
 } lr_ctl_create_topic_req;
+
+/* Every check lr_ctl_create_topic makes, in Kafka's order (name, existence,
+ * configs, assignment or counts, brokers available), writing nothing.
+ * Fills *np and *rf (may be NULL) with the resolved partition count and
+ * replication factor, and why (cap bytes, may be 0) with the reason of a
+ * refusal. Returns what lr_ctl_create_topic returns. */
+int lr_ctl_check_topic(const lr_ctl *ctl, const lr_ctl_create_topic_req *req, int32_t *np,
+                       int32_t *rf, char *why, size_t cap);
 
 /* CreateTopics for one topic: TopicRecord, its ConfigRecords, then one
  * PartitionRecord per partition with replicas placed rack-aware round-robin
@@ -165,14 +183,22 @@ typedef struct lr_ctl_create_topic_req {
  * brokers are interleaved rack by rack, partition p starts at a seeded
  * random index + p, followers follow at a shift, and no rack gets a second
  * replica before every rack has one. Leader = first replica, ISR = all.
- * Returns 0 (topic_id filled when non-NULL);
+ * With assignments the replicas are those given, ISR = the active ones,
+ * leader = the first active one.
+ * Returns 0 (topic_id filled when non-NULL; nothing is written with
+ * validate_only);
  * LOGREP_ERR_INVALID_TOPIC_EXCEPTION (name not [a-zA-Z0-9._-]{1,249}, "."
  * or "..", or colliding with an existing name once '.' and '_' are
  * equated); LOGREP_ERR_TOPIC_ALREADY_EXISTS; LOGREP_ERR_INVALID_PARTITIONS
  * (< 1 or > LR_MD_MAX_PARTITIONS); LOGREP_ERR_INVALID_REPLICATION_FACTOR
  * (< 1, > LR_MD_MAX_REPLICAS, or more than the active brokers);
- * LOGREP_ERR_INVALID_CONFIG (bad min.insync.replicas or
- * unclean.leader.election.enable value); LOGREP_ERR__INVALID_ARG;
+ * LOGREP_ERR_INVALID_CONFIG (a name that is no topic config, a null value,
+ * a value Kafka would not parse or accept: controller/topic_config.h);
+ * LOGREP_ERR_INVALID_REQUEST (assignments with a partition count or
+ * replication factor other than -1); LOGREP_ERR_INVALID_REPLICA_ASSIGNMENT
+ * (an empty replica list, unequal list sizes, an unregistered or repeated
+ * broker, partitions not 0..n-1 in order, no active replica);
+ * LOGREP_ERR__INVALID_ARG;
  * LOGREP_ERR__NOMEM. */
 int lr_ctl_create_topic(lr_ctl *ctl, const lr_ctl_create_topic_req *req, uint8_t topic_id[16]);
 

@@ -146,10 +146,16 @@ static int open_part(logrep_node *n, const lr_md_topic *t, int32_t index, int64_
     return 0;
 }
 
+#define LR_OPENS_PER_PASS 256
+
 /* Brings hosted partitions in line with the image: opens newly assigned
  * ones and applies leader/ISR changes. */
 int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms)
 {
+    /* Opening a log is storage work (recovery, files): a topic of
+     * thousands of partitions is opened over several ticks so the node
+     * keeps answering meanwhile. */
+    int opens = LR_OPENS_PER_PASS;
     size_t nt = lr_md_topic_count(n->img);
     for (size_t i = 0; i < nt; i++) {
         const lr_md_topic *t = lr_md_topic_at(n->img, i);
@@ -159,7 +165,11 @@ int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms)
             if (!lr_md_ids_contains(mp->replicas, mp->n_replicas, n->id))
                 continue;
             lr_npart *p = lr_node_part_by_id(n, t->id, k);
-            if (!p && open_part(n, t, k, now_ms, &p) != 0) {
+            if (!p && opens <= 0) {
+                n->md_apply_retry = 1; /* the rest next tick */
+                continue;
+            }
+            if (!p && (opens--, open_part(n, t, k, now_ms, &p)) != 0) {
                 n->md_apply_retry = 1; /* a storage error: try again next tick */
                 continue;
             }

@@ -164,13 +164,12 @@ logrep_err lr_nctl_fetch_metadata(logrep_node *n, int64_t offset, uint64_t max_b
     return logrep_log_read(r->log, offset, max_bytes, INT64_MAX, 1, slice);
 }
 
-static int respond(logrep_node *n, lr_conn *c)
+struct lr_ctl *lr_nctl_ctl(logrep_node *n)
 {
-    lr_slot *s = lr_node_slot(n, c);
-    return s ? lr_node_finish(n, c, s, n->resp) : LOGREP_ERR__NOMEM;
+    return n->ctl->ctl;
 }
 
-static int16_t code(int err)
+int16_t lr_nctl_code(int err)
 {
     if (err > 0)
         return (int16_t)err;
@@ -218,14 +217,16 @@ static int handle_registration(logrep_node *n, lr_conn *c, int64_t now_ms)
     }
     rr.endpoints = eps;
     lr_ctl_register_resp resp;
-    int err = lr_ctl_register_broker(n->ctl->ctl, &rr, now_ms, &resp);
+    int err = LOGREP_ERR_INCONSISTENT_CLUSTER_ID;
+    if (lr_f_str(rq, "ClusterId", &p, &len) == 0 && lr_node_cluster_id_ok(n, p, len))
+        err = lr_ctl_register_broker(n->ctl->ctl, &rr, now_ms, &resp);
     int e2 = init_resp_to(n);
     if (e2)
         return e2;
     logrep_struct *rs = logrep_msg_root(n->resp);
-    lr_f_set_int(rs, "ErrorCode", code(err));
+    lr_f_set_int(rs, "ErrorCode", lr_nctl_code(err));
     lr_f_set_int(rs, "BrokerEpoch", err ? -1 : resp.broker_epoch);
-    return respond(n, c);
+    return lr_node_respond(n, c);
 }
 
 static int handle_heartbeat(logrep_node *n, lr_conn *c, int64_t now_ms)
@@ -244,11 +245,11 @@ static int handle_heartbeat(logrep_node *n, lr_conn *c, int64_t now_ms)
     if (e2)
         return e2;
     logrep_struct *rs = logrep_msg_root(n->resp);
-    lr_f_set_int(rs, "ErrorCode", code(err));
+    lr_f_set_int(rs, "ErrorCode", lr_nctl_code(err));
     lr_f_set_int(rs, "IsCaughtUp", resp.is_caught_up);
     lr_f_set_int(rs, "IsFenced", err ? 1 : resp.is_fenced);
     lr_f_set_int(rs, "ShouldShutDown", resp.should_shutdown);
-    return respond(n, c);
+    return lr_node_respond(n, c);
 }
 
 static int handle_alter_partition(logrep_node *n, lr_conn *c)
@@ -298,7 +299,7 @@ static int handle_alter_partition(logrep_node *n, lr_conn *c)
             st.leader = -1;
             int err = lr_ctl_alter_partition(n->ctl->ctl, &ar, &st);
             lr_f_set_int(rp, "PartitionIndex", ar.partition);
-            lr_f_set_int(rp, "ErrorCode", code(err));
+            lr_f_set_int(rp, "ErrorCode", lr_nctl_code(err));
             lr_f_set_int(rp, "LeaderId", st.leader);
             lr_f_set_int(rp, "LeaderEpoch", st.leader_epoch);
             lr_f_set_int(rp, "PartitionEpoch", st.partition_epoch);
@@ -309,73 +310,7 @@ static int handle_alter_partition(logrep_node *n, lr_conn *c)
                 logrep_struct_set_elem_int(rp, fi, k, st.isr[k]);
         }
     }
-    return respond(n, c);
-}
-
-static int handle_create_topics(logrep_node *n, lr_conn *c)
-{
-    logrep_struct *rq = logrep_msg_root(n->req);
-    int e2 = init_resp_to(n);
-    if (e2)
-        return e2;
-    logrep_struct *rs = logrep_msg_root(n->resp);
-    int only_validate = (int)lr_f_int(rq, "validateOnly");
-    int32_t nt = lr_f_count(rq, "Topics");
-    lr_f_set_count(rs, "Topics", nt);
-    for (int32_t i = 0; i < nt; i++) {
-        logrep_struct *qt = lr_f_elem(rq, "Topics", i);
-        logrep_struct *rt = lr_f_elem(rs, "Topics", i);
-        const char *p;
-        int32_t len;
-        char name[LR_MD_MAX_TOPIC_NAME + 2];
-        lr_f_str(qt, "Name", &p, &len);
-        int err = 0;
-        if (!p || len < 0 || len > LR_MD_MAX_TOPIC_NAME) {
-            err = LOGREP_ERR_INVALID_TOPIC_EXCEPTION;
-            name[0] = 0;
-        } else {
-            memcpy(name, p, (size_t)len);
-            name[len] = 0;
-        }
-        lr_f_set_str(rt, "Name", name, (int32_t)strlen(name));
-        /* Configs: name/value pairs copied to NUL-terminated strings. */
-        lr_ctl_config cfg[16];
-        char cbuf[16][2][256];
-        int32_t nc = lr_f_count(qt, "Configs");
-        size_t ncfg = 0;
-        for (int32_t k = 0; k < nc && k < 16; k++) {
-            logrep_struct *ce = lr_f_elem(qt, "Configs", k);
-            const char *cn, *cv;
-            int32_t cnl, cvl;
-            lr_f_str(ce, "Name", &cn, &cnl);
-            lr_f_str(ce, "Value", &cv, &cvl);
-            if (!cn || cnl < 0 || cnl >= 256 || !cv || cvl < 0 || cvl >= 256)
-                continue;
-            memcpy(cbuf[ncfg][0], cn, (size_t)cnl);
-            cbuf[ncfg][0][cnl] = 0;
-            memcpy(cbuf[ncfg][1], cv, (size_t)cvl);
-            cbuf[ncfg][1][cvl] = 0;
-            cfg[ncfg].name = cbuf[ncfg][0];
-            cfg[ncfg].value = cbuf[ncfg][1];
-            ncfg++;
-        }
-        lr_ctl_create_topic_req cr = {name, (int32_t)lr_f_int(qt, "NumPartitions"),
-                                      (int32_t)lr_f_int(qt, "ReplicationFactor"), cfg, ncfg};
-        uint8_t id[16] = {0};
-        if (!err && !only_validate)
-            err = lr_ctl_create_topic(n->ctl->ctl, &cr, id);
-        lr_f_set_int(rt, "ErrorCode", code(err));
-        logrep_struct_set_uuid(rt, logrep_struct_field(rt, "TopicId"), id);
-        if (!err) {
-            const lr_md_topic *t = lr_md_topic_by_name(lr_ctl_image(n->ctl->ctl), name);
-            lr_f_set_int(rt, "NumPartitions", t ? t->n_parts : cr.num_partitions);
-            lr_f_set_int(rt, "ReplicationFactor", t && t->n_parts ? t->parts[0].n_replicas : cr.replication_factor);
-        } else {
-            const char *msg = logrep_err_str(err);
-            lr_f_set_str(rt, "ErrorMessage", msg, (int32_t)strlen(msg));
-        }
-    }
-    return respond(n, c);
+    return lr_node_respond(n, c);
 }
 
 static int handle_delete_topics(logrep_node *n, lr_conn *c)
@@ -391,23 +326,41 @@ static int handle_delete_topics(logrep_node *n, lr_conn *c)
     for (int32_t i = 0; i < nt; i++) {
         const char *p = NULL;
         int32_t len = -1;
-        if (version >= 6)
-            lr_f_str(lr_f_elem(rq, "Topics", i), "Name", &p, &len);
-        else
+        const uint8_t *tid = NULL;
+        if (version >= 6) {
+            logrep_struct *qt = lr_f_elem(rq, "Topics", i);
+            lr_f_str(qt, "Name", &p, &len);
+            tid = logrep_struct_uuid(qt, logrep_struct_field(qt, "TopicId"));
+        } else
             logrep_struct_elem_bytes(rq, logrep_struct_field(rq, "TopicNames"), i,
                                      (const uint8_t **)&p, &len);
         logrep_struct *rt = lr_f_elem(rs, "Responses", i);
         char name[LR_MD_MAX_TOPIC_NAME + 1];
         int err = LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-        if (p && len >= 0 && len <= LR_MD_MAX_TOPIC_NAME) {
+        static const uint8_t zero[16];
+        int by_id = tid && memcmp(tid, zero, 16) != 0;
+        if (by_id)
+            logrep_struct_set_uuid(rt, logrep_struct_field(rt, "TopicId"), tid);
+        if (by_id && p && len >= 0) {
+            err = LOGREP_ERR_INVALID_REQUEST; /* Kafka: not both name and id */
+        } else if (by_id) {
+            /* v6: by topic id; the answer names the topic. */
+            const lr_md_topic *t = lr_md_topic_by_id(lr_ctl_image(n->ctl->ctl), tid);
+            err = LOGREP_ERR_UNKNOWN_TOPIC_ID;
+            logrep_struct_set_null(rt, logrep_struct_field(rt, "Name"));
+            if (t) {
+                lr_f_set_str(rt, "Name", t->name, (int32_t)strlen(t->name));
+                err = lr_ctl_delete_topic(n->ctl->ctl, t->name);
+            }
+        } else if (p && len >= 0 && len <= LR_MD_MAX_TOPIC_NAME) {
             memcpy(name, p, (size_t)len);
             name[len] = 0;
             lr_f_set_str(rt, "Name", name, len);
             err = lr_ctl_delete_topic(n->ctl->ctl, name);
         }
-        lr_f_set_int(rt, "ErrorCode", code(err));
+        lr_f_set_int(rt, "ErrorCode", lr_nctl_code(err));
     }
-    return respond(n, c);
+    return lr_node_respond(n, c);
 }
 
 static int handle_allocate_pids(logrep_node *n, lr_conn *c)
@@ -421,10 +374,10 @@ static int handle_allocate_pids(logrep_node *n, lr_conn *c)
     if (e2)
         return e2;
     logrep_struct *rs = logrep_msg_root(n->resp);
-    lr_f_set_int(rs, "ErrorCode", code(err));
+    lr_f_set_int(rs, "ErrorCode", lr_nctl_code(err));
     lr_f_set_int(rs, "ProducerIdStart", first);
     lr_f_set_int(rs, "ProducerIdLen", count);
-    return respond(n, c);
+    return lr_node_respond(n, c);
 }
 
 int lr_nctl_handle(logrep_node *n, lr_conn *c, int64_t now_ms, int *err)
@@ -440,7 +393,7 @@ int lr_nctl_handle(logrep_node *n, lr_conn *c, int64_t now_ms, int *err)
         *err = handle_alter_partition(n, c);
         return 1;
     case LOGREP_API_CREATE_TOPICS:
-        *err = handle_create_topics(n, c);
+        *err = lr_nctl_create_topics(n, c);
         return 1;
     case LOGREP_API_DELETE_TOPICS:
         *err = handle_delete_topics(n, c);

@@ -115,7 +115,7 @@ static int handle_api_versions(logrep_node *n, lr_conn *c)
     tmpbuf *tmps = NULL;
     int err = init_resp(n);
     if (!err)
-        err = logrep_msg_fill_api_versions(n->resp);
+        err = lr_node_fill_api_versions(n, c);
     if (err)
         return err;
     return respond_now(n, c, &tmps);
@@ -199,7 +199,9 @@ static int handle_metadata(logrep_node *n, lr_conn *c, int64_t now_ms)
             logrep_struct_set_null(be, logrep_struct_field(be, "Rack"));
     }
     int ft = logrep_struct_field(rq, "Topics");
-    if (logrep_struct_is_null(rq, ft)) {
+    /* v0 had no null: an empty list meant every topic. */
+    if (logrep_struct_is_null(rq, ft) ||
+        (logrep_msg_version(n->req) == 0 && logrep_struct_count(rq, ft) == 0)) {
         /* All topics. */
         size_t nt = lr_md_topic_count(n->img);
         lr_f_set_count(rs, "Topics", (int32_t)nt);
@@ -217,6 +219,17 @@ static int handle_metadata(logrep_node *n, lr_conn *c, int64_t now_ms)
             int32_t len;
             lr_f_str(qt, "Name", &name, &len);
             const lr_md_topic *t = name && len >= 0 ? topic_named(n, name, len) : NULL;
+            if (!name || len < 0) {
+                /* v12: by topic id. */
+                const uint8_t *id = logrep_struct_uuid(qt, logrep_struct_field(qt, "TopicId"));
+                t = id ? lr_md_topic_by_id(n->img, id) : NULL;
+                if (!t) {
+                    lr_f_set_int(te, "ErrorCode", LOGREP_ERR_UNKNOWN_TOPIC_ID);
+                    logrep_struct_set_uuid(te, logrep_struct_field(te, "TopicId"), id);
+                    logrep_struct_set_null(te, logrep_struct_field(te, "Name"));
+                    continue;
+                }
+            }
             if (t) {
                 fill_topic(n, te, t);
                 continue;
@@ -470,8 +483,8 @@ static int set_records(logrep_node *n, logrep_struct *pe, const logrep_log_slice
 
 /* Runs a fetch. Returns the bytes of records gathered, or -1 on a hard
  * error; `any_error` notes partition errors (answered at once). */
-static int64_t run_fetch(logrep_node *n, int64_t now_ms, tmpbuf **tmps, int *any_error,
-                         int retry)
+static int64_t run_fetch(logrep_node *n, int roles, int64_t now_ms, tmpbuf **tmps,
+                         int *any_error, int retry)
 {
     logrep_struct *rq = logrep_msg_root(n->req);
     int version = logrep_msg_version(n->req);
@@ -518,7 +531,7 @@ static int64_t run_fetch(logrep_node *n, int64_t now_ms, tmpbuf **tmps, int *any
             logrep_struct *rp = lr_f_elem(rt, "Partitions", j);
             int32_t index = (int32_t)lr_f_int(qp, "Partition");
             lr_f_set_int(rp, "PartitionIndex", index);
-            if (tid && n->ctl && lr_is_metadata_topic(tid)) {
+            if (tid && (roles & LR_ROLE_CONTROLLER) && lr_is_metadata_topic(tid)) {
                 /* The controller's metadata log, fetched by brokers. */
                 logrep_log_slice sl;
                 int64_t hw, ls;
@@ -536,6 +549,8 @@ static int64_t run_fetch(logrep_node *n, int64_t now_ms, tmpbuf **tmps, int *any
                 gathered += (int64_t)sl.length;
                 continue;
             }
+            if (!(roles & LR_ROLE_BROKER))
+                name = NULL; /* a controller listener serves only the metadata log */
             lr_npart *p = name ? part_named(n, name, len, index) : NULL;
             if (!p) {
                 int16_t e = name ? missing_part_error(n, name, len, index)
@@ -557,7 +572,9 @@ static int64_t run_fetch(logrep_node *n, int64_t now_ms, tmpbuf **tmps, int *any
                                gathered == 0,
                                read_committed,
                                rackbuf,
-                               retry};
+                               retry,
+                               /* Fetch from follower came with v11. */
+                               replica_id < 0 && version < 11};
             lr_fetch_res res;
             int64_t hw_before = lr_partition_high_watermark(p->rep);
             lr_partition_fetch(p->rep, &fr, now_ms, &res);
@@ -597,8 +614,23 @@ static int handle_fetch(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t
     if (err)
         return err;
     tmpbuf *tmps = NULL;
+    const char *cid;
+    int32_t cid_len = -1;
+    int16_t top = 0;
+    int64_t session_epoch = lr_f_int(logrep_msg_root(n->req), "SessionEpoch");
+    if ((lr_node_conn_roles(n, c) & LR_ROLE_CONTROLLER) &&
+        lr_f_str(logrep_msg_root(n->req), "ClusterId", &cid, &cid_len) == 0 &&
+        !lr_node_cluster_id_ok(n, cid, cid_len))
+        top = LOGREP_ERR_INCONSISTENT_CLUSTER_ID; /* not our metadata log */
+    else if (logrep_msg_version(n->req) >= 7 && session_epoch != 0 && session_epoch != -1)
+        top = LOGREP_ERR_FETCH_SESSION_ID_NOT_FOUND; /* incremental: no session is ever created */
+    if (top) {
+        *answered = 1;
+        lr_f_set_int(logrep_msg_root(n->resp), "ErrorCode", top);
+        return d ? lr_node_finish(n, c, d->slot, n->resp) : respond_now(n, c, &tmps);
+    }
     int any_error = 0;
-    int64_t got = run_fetch(n, now_ms, &tmps, &any_error, d != NULL);
+    int64_t got = run_fetch(n, lr_node_conn_roles(n, c), now_ms, &tmps, &any_error, d != NULL);
     if (got < 0) {
         tmp_free(n, &tmps);
         return LOGREP_ERR__NOMEM;
@@ -799,67 +831,6 @@ static int handle_find_coordinator(logrep_node *n, lr_conn *c)
     return respond_now(n, c, &tmps);
 }
 
-/* ------------------------------------------------------------ DescribeConfigs */
-
-static void add_config(logrep_struct *rr, int32_t *k, const char *name, const char *value,
-                       int is_default)
-{
-    logrep_struct *ce = lr_f_elem(rr, "Configs", (*k)++);
-    lr_f_set_str(ce, "Name", name, (int32_t)strlen(name));
-    lr_f_set_str(ce, "Value", value, (int32_t)strlen(value));
-    lr_f_set_int(ce, "ReadOnly", 0);
-    lr_f_set_int(ce, "IsDefault", is_default);
-    lr_f_set_int(ce, "ConfigSource", is_default ? 5 : 1); /* DEFAULT_CONFIG / DYNAMIC_TOPIC_CONFIG */
-    lr_f_set_int(ce, "IsSensitive", 0);
-}
-
-static int handle_describe_configs(logrep_node *n, lr_conn *c)
-{
-    static const char *const topic_props[] = {
-        "cleanup.policy", "compression.type", "max.message.bytes", "message.timestamp.type",
-        "min.insync.replicas", "retention.bytes", "retention.ms", "segment.bytes", "segment.ms",
-        "unclean.leader.election.enable", "flush.messages", "flush.ms"};
-    size_t nprops = sizeof topic_props / sizeof topic_props[0];
-    logrep_struct *rq = logrep_msg_root(n->req);
-    int err = init_resp(n);
-    if (err)
-        return err;
-    logrep_struct *rs = logrep_msg_root(n->resp);
-    int32_t nr = lr_f_count(rq, "Resources");
-    lr_f_set_count(rs, "Results", nr);
-    for (int32_t i = 0; i < nr; i++) {
-        logrep_struct *q = lr_f_elem(rq, "Resources", i);
-        logrep_struct *r = lr_f_elem(rs, "Results", i);
-        int8_t type = (int8_t)lr_f_int(q, "ResourceType");
-        const char *name;
-        int32_t len;
-        lr_f_str(q, "ResourceName", &name, &len);
-        lr_f_set_int(r, "ResourceType", type);
-        if (name && len >= 0)
-            lr_f_set_str(r, "ResourceName", name, len);
-        const lr_md_topic *t = type == LR_MD_RESOURCE_TOPIC && name ? topic_named(n, name, len) : NULL;
-        if (type == LR_MD_RESOURCE_TOPIC && !t) {
-            lr_f_set_int(r, "ErrorCode", LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION);
-            continue;
-        }
-        if (type != LR_MD_RESOURCE_TOPIC) {
-            lr_f_set_int(r, "ErrorCode", LOGREP_ERR_INVALID_REQUEST);
-            continue;
-        }
-        lr_f_set_count(r, "Configs", (int32_t)nprops);
-        int32_t k = 0;
-        for (size_t j = 0; j < nprops; j++) {
-            const char *ov = lr_md_topic_config(t, topic_props[j]);
-            char def[64] = "delete";
-            if (strcmp(topic_props[j], "cleanup.policy") != 0)
-                logrep_conf_get(n->conf, topic_props[j], def, sizeof def, NULL);
-            add_config(r, &k, topic_props[j], ov ? ov : def, ov == NULL);
-        }
-    }
-    tmpbuf *tmps = NULL;
-    return respond_now(n, c, &tmps);
-}
-
 /* ------------------------------------------------------------ CreateTopics / DeleteTopics */
 
 /* Admin requests go to the controller; the client's slot waits. On an
@@ -933,11 +904,15 @@ int lr_handle_request(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t f
                       int64_t now_ms)
 {
     int cerr = 0;
+    int api = logrep_msg_api_key(n->req);
+    if (!lr_node_serves(n, c, api)) {
+        /* Not served on this listener: Kafka closes. */
+        LR_LOG(&n->logger, LOGREP_LOG_INFO, "node", "%s v%d not served on this listener",
+               logrep_proto_api_name(api), logrep_msg_version(n->req));
+        return LOGREP_ERR__CORRUPT;
+    }
     if (n->ctl && lr_nctl_handle(n, c, now_ms, &cerr))
         return cerr;
-    int api = logrep_msg_api_key(n->req);
-    if (!n->is_broker && api != LOGREP_API_API_VERSIONS && api != LOGREP_API_FETCH)
-        return LOGREP_ERR__CORRUPT; /* a pure controller serves only its APIs */
     switch (api) {
     case LOGREP_API_API_VERSIONS:
         return handle_api_versions(n, c);
@@ -957,7 +932,7 @@ int lr_handle_request(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t f
     case LOGREP_API_INIT_PRODUCER_ID:
         return handle_init_producer_id(n, c, now_ms);
     case LOGREP_API_DESCRIBE_CONFIGS:
-        return handle_describe_configs(n, c);
+        return lr_handle_describe_configs(n, c);
     case LOGREP_API_FIND_COORDINATOR:
         return handle_find_coordinator(n, c);
     case LOGREP_API_CREATE_TOPICS:

@@ -272,6 +272,12 @@ lr_conn *lr_node_conn(logrep_node *n, uint64_t id, int create)
     return c;
 }
 
+int lr_node_respond(logrep_node *n, lr_conn *c)
+{
+    lr_slot *s = lr_node_slot(n, c);
+    return s ? lr_node_finish(n, c, s, n->resp) : LOGREP_ERR__NOMEM;
+}
+
 lr_slot *lr_node_slot(logrep_node *n, lr_conn *c)
 {
     lr_slot *s = lr_calloc(&n->alloc, 1, sizeof *s);
@@ -522,6 +528,8 @@ LOGREP_API logrep_err logrep_node_request(logrep_node *n, uint64_t conn, const v
         if (!s)
             return LOGREP_ERR__NOMEM;
         err = logrep_msg_init_response_to(n->resp, n->req);
+        if (!err)
+            err = lr_node_fill_api_versions(n, c);
         if (!err)
             err = lr_node_finish(n, c, s, n->resp);
         return err;

@@ -45,8 +45,12 @@ typedef struct lr_slot {
 
 enum { LR_SLOT_NONE = 0, LR_SLOT_PRODUCE = 1, LR_SLOT_FETCH = 2, LR_SLOT_ADMIN = 3 };
 
+/* The listener a connection arrived on, as the host named it. */
+enum { LR_LISTENER_ANY = 0, LR_LISTENER_CLIENT = 1, LR_LISTENER_CONTROLLER = 2 };
+
 typedef struct lr_conn {
     uint64_t id;
+    int listener; /* LR_LISTENER_* */
     lr_slot *head, *tail;
     struct lr_conn *next;
 } lr_conn;
@@ -168,6 +172,8 @@ struct logrep_node {
 lr_conn *lr_node_conn(logrep_node *n, uint64_t id, int create);
 /* Reserves the next response slot on a connection. */
 lr_slot *lr_node_slot(logrep_node *n, lr_conn *c);
+/* Sends n->resp on c in the next slot (answered now). */
+int lr_node_respond(logrep_node *n, lr_conn *c);
 /* Encodes n->resp into the slot, marks it ready and sends ready slots. */
 int lr_node_finish(logrep_node *n, lr_conn *c, lr_slot *s, logrep_msg *resp);
 void lr_node_flush_conn(logrep_node *n, lr_conn *c);
@@ -203,6 +209,23 @@ void lr_nctl_stats(const logrep_node *n, logrep_node_stats *out);
 /* Handles a controller API request in n->req; 1 if handled (answered or
  * failed), 0 when it is not a controller request. */
 int lr_nctl_handle(logrep_node *n, lr_conn *c, int64_t now_ms, int *err);
+/* The controller state machine, and a result as a wire error code. */
+struct lr_ctl *lr_nctl_ctl(logrep_node *n);
+int16_t lr_nctl_code(int err);
+/* ---- listener.c: what each listener serves ---- */
+enum { LR_ROLE_BROKER = 1, LR_ROLE_CONTROLLER = 2 };
+/* LR_ROLE_* whose APIs connection c is served. */
+int lr_node_conn_roles(const logrep_node *n, const lr_conn *c);
+/* 1 when api is served on c (else Kafka closes the connection). */
+int lr_node_serves(const logrep_node *n, const lr_conn *c, int api);
+/* Sets the ApiKeys of the ApiVersions response in n->resp to what c is served. */
+int lr_node_fill_api_versions(logrep_node *n, const lr_conn *c);
+/* 1 when a ClusterId a peer sent is this cluster's, or was not sent. */
+int lr_node_cluster_id_ok(const logrep_node *n, const char *p, int32_t len);
+/* ---- configs.c: DescribeConfigs ---- */
+int lr_handle_describe_configs(logrep_node *n, lr_conn *c);
+/* ---- admin.c: CreateTopics on the controller ---- */
+int lr_nctl_create_topics(logrep_node *n, lr_conn *c);
 /* Metadata log fetch for the Fetch handler. */
 logrep_err lr_nctl_fetch_metadata(logrep_node *n, int64_t offset, uint64_t max_bytes,
                                   logrep_log_slice *slice, int64_t *hw, int64_t *log_start);

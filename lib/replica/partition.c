@@ -536,7 +536,8 @@ logrep_err lr_partition_fetch(lr_partition *p, const lr_fetch_req *req, int64_t 
     res->last_stable_offset = -1;
     res->log_start_offset = -1;
     int is_follower = req->replica_id >= 0;
-    if (p->role == LR_ROLE_NONE || (is_follower && p->role != LR_ROLE_LEADER))
+    if (p->role == LR_ROLE_NONE ||
+        ((is_follower || req->leader_only) && p->role != LR_ROLE_LEADER))
         return res->error = LOGREP_ERR_NOT_LEADER_OR_FOLLOWER;
     if ((res->error = check_epoch(p, req->current_leader_epoch)) != LOGREP_OK)
         return res->error;
@@ -735,8 +736,10 @@ logrep_err lr_partition_list_offsets(lr_partition *p, int32_t current_leader_epo
         if (p->hw < p->leso)
             return LOGREP_ERR_OFFSET_NOT_AVAILABLE;
         *offset = p->hw;
-    } else if (timestamp == LOGREP_OFFSET_EARLIEST) {
+    } else if (timestamp == LOGREP_OFFSET_EARLIEST || timestamp == LOGREP_OFFSET_EARLIEST_LOCAL) {
         *offset = logrep_log_start_offset(p->log);
+    } else if (timestamp == LOGREP_OFFSET_LATEST_TIERED) {
+        return LOGREP_OK; /* nothing is tiered: offset -1, as Kafka answers */
     } else {
         int64_t o, ts;
         err = logrep_log_offset_for_time(p->log, timestamp, &o, &ts);

@@ -74,6 +74,7 @@ typedef struct lr_fetch_req {
      * recorded when the request arrived; do not count it twice (that would
      * overwrite the leader LEO its catch-up is judged against). */
     int retry;
+    int leader_only; /* a consumer that cannot read from a follower (Fetch < v11) */
 } lr_fetch_req;
 
 typedef struct lr_fetch_res {
@@ -198,7 +199,8 @@ int lr_partition_follower_response(lr_partition *p, const lr_follower_fetch *sen
 void lr_partition_follower_fetch_failed(lr_partition *p);
 
 /* Leader ListOffsets: timestamp -1 latest, -2 earliest, -3 max timestamp,
- * else by time. */
+ * -4 earliest local (the log start), -5 latest tiered (offset -1, no
+ * error: nothing is tiered), else by time. */
 logrep_err lr_partition_list_offsets(lr_partition *p, int32_t current_leader_epoch,
                                      int64_t timestamp, int read_committed, int64_t *offset,
                                      int64_t *found_timestamp, int32_t *epoch);

@@ -1,0 +1,281 @@
+/* DescribeConfigs as Kafka answers it: TOPIC resources list every topic
+ * config with its effective value and where it comes from (the topic, a
+ * cluster-wide dynamic default, the broker's properties, or the default);
+ * BROKER resources this broker's properties ("" for the cluster-wide
+ * dynamic defaults); BROKER_LOGGER this broker's log level. Requested keys
+ * filter the answer; synonyms, types and documentation are given when
+ * asked for. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/topic_config.h"
+#include "node/node_int.h"
+
+/* DescribeConfigs ConfigSource. */
+enum {
+    SRC_TOPIC = 1,
+    SRC_DYNAMIC_DEFAULT = 3,
+    SRC_STATIC_BROKER = 4,
+    SRC_DEFAULT = 5,
+    SRC_BROKER_LOGGER = 6
+};
+
+#define RESOURCE_BROKER_LOGGER 8
+
+/* The library's properties: type and bound, for ConfigType. */
+#define LR_CONF_PROP(id, name, type, idef, min, max, sdef, allowed, doc) {type, (max) > INT32_MAX},
+static const struct {
+    int type;
+    int is_long;
+} props[] = {
+#include "base/conf_props.h"
+};
+#undef LR_CONF_PROP
+
+typedef struct syn {
+    const char *name, *value;
+    int8_t source;
+} syn;
+
+typedef struct out {
+    logrep_node *n;
+    const logrep_struct *q; /* the requested resource */
+    logrep_struct *r;       /* its result; NULL while counting */
+    int32_t k;
+    int synonyms, docs;
+} out;
+
+static int wanted(const out *o, const char *name)
+{
+    int f = logrep_struct_field(o->q, "ConfigurationKeys");
+    if (logrep_struct_is_null(o->q, f))
+        return 1;
+    size_t len = strlen(name);
+    for (int32_t i = 0; i < logrep_struct_count(o->q, f); i++) {
+        const uint8_t *p;
+        int32_t l;
+        if (logrep_struct_elem_bytes(o->q, f, i, &p, &l) == 0 && p && l >= 0 &&
+            (size_t)l == len && memcmp(p, name, len) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static void set_s(logrep_struct *s, const char *f, const char *v)
+{
+    lr_f_set_str(s, f, v, (int32_t)strlen(v));
+}
+
+/* One config: syns[0] is the effective value and its source, the rest
+ * the values it overrides, in precedence order (Kafka's synonyms). */
+static void emit(out *o, const char *name, int8_t type, const char *doc, const syn *syns, int ns)
+{
+    if (!wanted(o, name))
+        return;
+    if (!o->r) {
+        o->k++;
+        return;
+    }
+    logrep_struct *ce = lr_f_elem(o->r, "Configs", o->k++);
+    set_s(ce, "Name", name);
+    set_s(ce, "Value", syns[0].value);
+    lr_f_set_int(ce, "ReadOnly", 0);
+    lr_f_set_int(ce, "IsDefault", syns[0].source == SRC_DEFAULT);
+    lr_f_set_int(ce, "ConfigSource", syns[0].source);
+    lr_f_set_int(ce, "IsSensitive", 0);
+    lr_f_set_int(ce, "ConfigType", type);
+    if (o->docs && doc)
+        set_s(ce, "Documentation", doc);
+    else
+        logrep_struct_set_null(ce, logrep_struct_field(ce, "Documentation"));
+    lr_f_set_count(ce, "Synonyms", o->synonyms ? ns : 0);
+    for (int i = 0; o->synonyms && i < ns; i++) {
+        logrep_struct *se = lr_f_elem(ce, "Synonyms", i);
+        set_s(se, "Name", syns[i].name);
+        set_s(se, "Value", syns[i].value);
+        lr_f_set_int(se, "Source", syns[i].source);
+    }
+}
+
+/* The broker's value of a library property and its default; 0 when the
+ * library has no such property. */
+static int broker_value(const logrep_node *n, const char *name, char *v, char *d, size_t cap)
+{
+    if (logrep_conf_get(n->conf, name, v, cap, NULL) != LOGREP_OK)
+        return 0;
+    logrep_conf_get(NULL, name, d, cap, NULL);
+    return 1;
+}
+
+static void describe_topic(out *o, const lr_md_topic *t)
+{
+    for (size_t i = 0; i < lr_topic_config_count(); i++) {
+        const lr_topic_config_def *d = lr_topic_config_at(i);
+        const char *bname = d->broker ? d->broker : d->name;
+        char v[256], dv[256];
+        syn s[4];
+        int ns = 0;
+        const char *ov = lr_md_topic_config(t, d->name);
+        if (ov)
+            s[ns++] = (syn){d->name, ov, SRC_TOPIC};
+        const char *cl = lr_md_cluster_config(o->n->img, d->name);
+        if (cl)
+            s[ns++] = (syn){bname, cl, SRC_DYNAMIC_DEFAULT};
+        if (broker_value(o->n, d->name, v, dv, sizeof v)) {
+            if (strcmp(v, dv) != 0)
+                s[ns++] = (syn){bname, v, SRC_STATIC_BROKER};
+            s[ns++] = (syn){bname, dv, SRC_DEFAULT};
+        } else {
+            s[ns++] = (syn){bname, d->dflt, SRC_DEFAULT};
+        }
+        emit(o, d->name, d->type, d->doc, s, ns);
+    }
+}
+
+static int is_property(const char *name)
+{
+    char b[2];
+    return logrep_conf_get(NULL, name, b, sizeof b, NULL) == LOGREP_OK;
+}
+
+/* This broker's properties, by Kafka's broker names. */
+static void describe_broker(out *o)
+{
+    for (size_t i = 0; i < sizeof props / sizeof props[0]; i++) {
+        const char *name, *doc;
+        if (logrep_conf_property(i, &name, &doc) != LOGREP_OK)
+            continue;
+        const lr_topic_config_def *d = lr_topic_config_find(name);
+        const char *bname = d && d->broker && !is_property(d->broker) ? d->broker : name;
+        int8_t type = d ? d->type
+                        : props[i].type == LR_CONF_BOOL ? LR_TCFG_BOOLEAN
+                        : props[i].type == LR_CONF_STR  ? LR_TCFG_STRING
+                        : props[i].is_long              ? LR_TCFG_LONG
+                                                        : LR_TCFG_INT;
+        char v[512], dv[512];
+        broker_value(o->n, name, v, dv, sizeof v);
+        syn s[2];
+        int ns = 0;
+        if (strcmp(v, dv) != 0)
+            s[ns++] = (syn){bname, v, SRC_STATIC_BROKER};
+        s[ns++] = (syn){bname, dv, SRC_DEFAULT};
+        emit(o, bname, type, doc, s, ns);
+    }
+}
+
+/* BROKER "": the cluster-wide dynamic defaults. */
+static void describe_cluster(out *o)
+{
+    for (size_t i = 0; i < lr_topic_config_count(); i++) {
+        const lr_topic_config_def *d = lr_topic_config_at(i);
+        const char *bname = d->broker ? d->broker : d->name;
+        const char *cl = lr_md_cluster_config(o->n->img, d->name);
+        if (!cl)
+            cl = lr_md_cluster_config(o->n->img, bname);
+        if (cl) {
+            syn s = {bname, cl, SRC_DYNAMIC_DEFAULT};
+            emit(o, bname, d->type, d->doc, &s, 1);
+        }
+    }
+}
+
+static void describe_logger(out *o)
+{
+    int l = o->n->logger.level;
+    const char *level = l <= LOGREP_LOG_ERROR  ? "ERROR"
+                        : l <= LOGREP_LOG_WARN  ? "WARN"
+                        : l <= LOGREP_LOG_INFO  ? "INFO"
+                        : l <= LOGREP_LOG_DEBUG ? "DEBUG"
+                                                : "TRACE";
+    syn s = {"root", level, SRC_BROKER_LOGGER};
+    emit(o, "root", 0, NULL, &s, 1);
+}
+
+/* 1 when [p, p + len) is this broker's id in decimal. */
+static int is_my_id(const logrep_node *n, const char *p, int32_t len)
+{
+    char b[16];
+    if (len <= 0 || len >= (int32_t)sizeof b)
+        return 0;
+    memcpy(b, p, (size_t)len);
+    b[len] = 0;
+    char *end;
+    long v = strtol(b, &end, 10);
+    return !*end && b[0] != '+' && b[0] != ' ' && v == n->id;
+}
+
+/* self: a BROKER resource naming this broker (else the cluster). */
+static void run(out *o, int8_t type, const lr_md_topic *t, int self)
+{
+    if (type == LR_MD_RESOURCE_TOPIC)
+        describe_topic(o, t);
+    else if (type == RESOURCE_BROKER_LOGGER)
+        describe_logger(o);
+    else if (self)
+        describe_broker(o);
+    else
+        describe_cluster(o);
+}
+
+int lr_handle_describe_configs(logrep_node *n, lr_conn *c)
+{
+    logrep_struct *rq = logrep_msg_root(n->req);
+    int err = logrep_msg_init_response_to(n->resp, n->req);
+    if (err)
+        return err;
+    int version = logrep_msg_version(n->req);
+    logrep_struct *rs = logrep_msg_root(n->resp);
+    int32_t nr = lr_f_count(rq, "Resources");
+    err = lr_f_set_count(rs, "Results", nr < 0 ? 0 : nr);
+    for (int32_t i = 0; !err && i < nr; i++) {
+        logrep_struct *q = lr_f_elem(rq, "Resources", i);
+        logrep_struct *r = lr_f_elem(rs, "Results", i);
+        int8_t type = (int8_t)lr_f_int(q, "ResourceType");
+        const char *name;
+        int32_t len;
+        lr_f_str(q, "ResourceName", &name, &len);
+        lr_f_set_int(r, "ResourceType", type);
+        if (!name || len < 0)
+            len = 0;
+        lr_f_set_str(r, "ResourceName", name ? name : "", len);
+        const char *why = NULL;
+        int16_t code = 0;
+        const lr_md_topic *t = NULL;
+        if (type == LR_MD_RESOURCE_TOPIC) {
+            char tn[LR_MD_MAX_TOPIC_NAME + 1];
+            if (len <= LR_MD_MAX_TOPIC_NAME) {
+                memcpy(tn, name, (size_t)len);
+                tn[len] = 0;
+                t = lr_md_topic_by_name(n->img, tn);
+            }
+            if (!t)
+                code = LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+        } else if (type == LR_MD_RESOURCE_BROKER) {
+            if (len > 0 && !is_my_id(n, name, len))
+                code = LOGREP_ERR_INVALID_REQUEST, why = "Unexpected broker id";
+
+        } else if (type == RESOURCE_BROKER_LOGGER) {
+            if (!is_my_id(n, name, len))
+                code = LOGREP_ERR_INVALID_REQUEST, why = "Unexpected broker id";
+        } else {
+            code = LOGREP_ERR_INVALID_REQUEST, why = "Unsupported resource type";
+        }
+        lr_f_set_int(r, "ErrorCode", code);
+        if (why)
+            set_s(r, "ErrorMessage", why);
+        if (code) {
+            lr_f_set_count(r, "Configs", 0);
+            continue;
+        }
+        out o = {n, q, NULL, 0, version >= 1 && lr_f_int(rq, "IncludeSynonyms"),
+                 version >= 3 && lr_f_int(rq, "IncludeDocumentation")};
+        run(&o, type, t, len > 0);
+        err = lr_f_set_count(r, "Configs", o.k);
+        o.r = r;
+        o.k = 0;
+        if (!err)
+            run(&o, type, t, len > 0);
+    }
+    return err ? err : lr_node_respond(n, c);
+}

@@ -1,0 +1,322 @@
+/* The in-memory network of nodes (see net_testutil.h). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/net_testutil.h"
+
+static ep eps[MAXN + 1];
+
+static void enqueue(net *w, uint64_t c, const logrep_seg *segs, size_t nsegs)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < nsegs; i++)
+        total += segs[i].len;
+    frame *f = malloc(sizeof *f + total);
+    f->next = NULL;
+    f->conn = c;
+    f->len = total;
+    size_t at = 0;
+    for (size_t i = 0; i < nsegs; i++) {
+        cr_assert_not_null(segs[i].data, "memory storage has no file segments");
+        memcpy(f->data + at, segs[i].data, segs[i].len);
+        at += segs[i].len;
+    }
+    if (w->tail)
+        w->tail->next = f;
+    else
+        w->head = f;
+    w->tail = f;
+}
+
+static logrep_err t_send(void *ctx, uint64_t c, const logrep_seg *segs, size_t nsegs)
+{
+    ep *e = ctx;
+    net *w = e->net;
+    if (c >= MAXCONN || !w->conns[c].used || w->conns[c].owner != e->id)
+        return LOGREP_ERR__IO;
+    enqueue(w, w->conns[c].peer, segs, nsegs);
+    return LOGREP_OK;
+}
+
+/* Opens a pair of ends: `from` connects, `to` accepts. */
+uint64_t open_pair(net *w, int from, int to)
+{
+    uint64_t a = 0, b = 0;
+    for (uint64_t c = 1; c < MAXCONN && !b; c++) {
+        if (w->conns[c].used)
+            continue;
+        if (!a)
+            a = c;
+        else
+            b = c;
+    }
+    cr_assert(a && b, "out of connections");
+    w->conns[a] = (conn){1, from, 0, b};
+    w->conns[b] = (conn){1, to, 1, a};
+    return a;
+}
+
+void close_pair(net *w, uint64_t c, int notify)
+{
+    if (c >= MAXCONN || !w->conns[c].used)
+        return;
+    uint64_t p = w->conns[c].peer;
+    w->conns[c].used = 0;
+    if (w->conns[p].used) {
+        w->conns[p].used = 0;
+        int owner = w->conns[p].owner;
+        if (notify && owner > 0 && w->node[owner])
+            logrep_node_closed(w->node[owner], p, w->now);
+    }
+}
+
+static logrep_err t_connect(void *ctx, int32_t node_id, const char *host, int32_t port, uint64_t *out)
+{
+    ep *e = ctx;
+    (void)host;
+    (void)port;
+    if (node_id < 1 || node_id > MAXN || !e->net->node[node_id] || e->net->down[node_id])
+        return LOGREP_ERR__IO;
+    *out = open_pair(e->net, e->id, node_id);
+    /* Port 9093 is the controller listener (controller.quorum.voters). */
+    logrep_node_accepted(e->net->node[node_id], e->net->conns[*out].peer,
+                         port == 9093 ? "CONTROLLER" : "PLAINTEXT");
+    return LOGREP_OK;
+}
+
+static void t_close(void *ctx, uint64_t c)
+{
+    ep *e = ctx;
+    close_pair(e->net, c, 1);
+}
+
+static void test_log(void *ctx, int level, const char *subsys, const char *msg, size_t len)
+{
+    fprintf(stderr, "[node %d %d %s] %.*s\n", (int)(intptr_t)ctx, level, subsys, (int)len, msg);
+}
+
+const char *const *extra_conf;
+
+void start_node(net *w, int id)
+{
+    logrep_conf *conf = logrep_conf_new();
+    for (const char *const *kv = extra_conf; kv && kv[0]; kv += 2)
+        cr_assert_eq(logrep_conf_set(conf, kv[0], kv[1], NULL, 0), LOGREP_OK, "%s", kv[0]);
+    char buf[64];
+    snprintf(buf, sizeof buf, "%d", id);
+    cr_assert_eq(logrep_conf_set(conf, "node.id", buf, NULL, 0), LOGREP_OK);
+    cr_assert_eq(logrep_conf_set(conf, "process.roles", id == 1 ? "broker,controller" : "broker", NULL, 0), LOGREP_OK);
+    cr_assert_eq(logrep_conf_set(conf, "controller.quorum.voters", "1@sim:9093", NULL, 0), LOGREP_OK);
+    snprintf(buf, sizeof buf, "PLAINTEXT://node%d:9092", id);
+    cr_assert_eq(logrep_conf_set(conf, "advertised.listeners", buf, NULL, 0), LOGREP_OK);
+    cr_assert_eq(logrep_conf_set(conf, "min.insync.replicas", "2", NULL, 0), LOGREP_OK);
+    cr_assert_eq(logrep_conf_set(conf, "log.dirs", "data", NULL, 0), LOGREP_OK);
+    cr_assert_eq(logrep_conf_set(conf, "replica.fetch.wait.max.ms", "50", NULL, 0), LOGREP_OK);
+    eps[id] = (ep){w, id};
+    w->tr[id] = (logrep_transport){LOGREP_TRANSPORT_VERSION, &eps[id], t_send, t_connect, t_close};
+    if (getenv("LOGREP_TEST_LOG"))
+        logrep_conf_set_log(conf, test_log, (void *)(intptr_t)id, LOGREP_LOG_DEBUG);
+    char err[160];
+    logrep_err e = logrep_node_new(conf, w->st[id], &w->tr[id], w->now, err, sizeof err, &w->node[id]);
+    cr_assert_eq(e, LOGREP_OK, "node %d: %s %s", id, logrep_err_name(e), err);
+    logrep_conf_free(conf);
+}
+
+void setup(net *w, int n)
+{
+    memset(w, 0, sizeof *w);
+    w->n = n;
+    w->now = 1000;
+    for (int id = 1; id <= n; id++) {
+        cr_assert_eq(logrep_storage_memory_new(NULL, &w->st[id]), LOGREP_OK);
+        start_node(w, id);
+    }
+}
+
+void kill_node(net *w, int id)
+{
+    logrep_node_free(w->node[id], 1);
+    w->node[id] = NULL;
+    w->down[id] = 1;
+    for (uint64_t c = 1; c < MAXCONN; c++)
+        if (w->conns[c].used && w->conns[c].owner == id)
+            close_pair(w, c, 1);
+}
+
+void teardown(net *w)
+{
+    for (int id = 1; id <= w->n; id++) {
+        logrep_node_free(w->node[id], 0);
+        logrep_storage_free(w->st[id]);
+    }
+    while (w->head) {
+        frame *f = w->head;
+        w->head = f->next;
+        free(f);
+    }
+    while (w->client_inbox) {
+        frame *f = w->client_inbox;
+        w->client_inbox = f->next;
+        free(f);
+    }
+}
+
+/* Delivers every queued frame (and those they cause). */
+void pump(net *w)
+{
+    for (int guard = 0; w->head && guard < 100000; guard++) {
+        frame *f = w->head;
+        w->head = f->next;
+        if (!w->head)
+            w->tail = NULL;
+        conn *c = &w->conns[f->conn];
+        if (!c->used) {
+            free(f);
+            continue;
+        }
+        if (c->owner == CLIENT) {
+            f->next = w->client_inbox;
+            w->client_inbox = f;
+        } else if (c->accepted) {
+            if (w->node[c->owner])
+                logrep_node_request(w->node[c->owner], f->conn, f->data, f->len, w->now);
+            free(f);
+        } else {
+            if (w->node[c->owner])
+                logrep_node_response(w->node[c->owner], f->conn, f->data, f->len, w->now);
+            free(f);
+        }
+    }
+}
+
+void run(net *w, int64_t ms)
+{
+    for (int64_t t = 0; t < ms; t += 10) {
+        w->now += 10;
+        for (int id = 1; id <= w->n; id++)
+            if (w->node[id])
+                logrep_node_tick(w->node[id], w->now);
+        pump(w);
+    }
+}
+
+/* Sends a request from the test client to node `to`; returns the conn. */
+uint64_t client_send(net *w, int to, logrep_msg *m)
+{
+    return client_send_on(w, to, "PLAINTEXT", m);
+}
+
+uint64_t client_send_on(net *w, int to, const char *listener, logrep_msg *m)
+{
+    uint64_t c = open_pair(w, CLIENT, to);
+    if (listener)
+        cr_assert_eq(logrep_node_accepted(w->node[to], w->conns[c].peer, listener), LOGREP_OK);
+    const uint8_t *buf;
+    size_t len;
+    cr_assert_eq(logrep_msg_encode_flat(m, &buf, &len), LOGREP_OK, "%s", logrep_msg_errmsg(m));
+    logrep_seg s = {buf, len, -1, 0};
+    enqueue(w, w->conns[c].peer, &s, 1);
+    return c;
+}
+
+/* Waits (running the cluster) for the response on conn and decodes it. */
+void client_wait(net *w, uint64_t c, int api, int version, logrep_msg *resp, int64_t max_ms)
+{
+    for (int64_t t = 0; t <= max_ms; t += 10) {
+        pump(w);
+        for (frame **pp = &w->client_inbox; *pp; pp = &(*pp)->next) {
+            if ((*pp)->conn != c)
+                continue;
+            frame *f = *pp;
+            *pp = f->next;
+            /* Keep the frame alive: resp borrows it; leak-free via the
+             * message's next decode is not possible, so copy into a
+             * static slot. */
+            static uint8_t keep[1 << 20];
+            cr_assert_lt(f->len, sizeof keep);
+            memcpy(keep, f->data, f->len);
+            cr_assert_eq(logrep_msg_decode_response(resp, api, version, keep, f->len), LOGREP_OK,
+                         "%s", logrep_msg_errmsg(resp));
+            free(f);
+            close_pair(w, c, 1);
+            return;
+        }
+        run(w, 10);
+    }
+    cr_assert_fail("no response within %lld ms", (long long)max_ms);
+}
+
+int64_t fint(logrep_struct *s, const char *name)
+{
+    return logrep_struct_int(s, logrep_struct_field(s, name));
+}
+
+logrep_struct *elem(logrep_struct *s, const char *name, int32_t i)
+{
+    return logrep_struct_elem(s, logrep_struct_field(s, name), i);
+}
+
+
+int client_closed(net *w, uint64_t c)
+{
+    for (int i = 0; i < 20; i++)
+        run(w, 10);
+    for (frame *f = w->client_inbox; f; f = f->next)
+        if (f->conn == c)
+            return 0;
+    return c >= MAXCONN || !w->conns[c].used;
+}
+
+void create_topic_with(net *w, int via, const char *name, int parts, int rf,
+                       const char *const *configs)
+{
+    logrep_msg *m, *r;
+    logrep_msg_new(NULL, &m);
+    logrep_msg_new(NULL, &r);
+    cr_assert_eq(logrep_msg_init_request(m, LOGREP_API_CREATE_TOPICS, 5, 7, "test"), LOGREP_OK);
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_int(root, logrep_struct_field(root, "timeoutMs"), 10000);
+    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
+    logrep_struct *t = elem(root, "Topics", 0);
+    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), name, (int32_t)strlen(name));
+    logrep_struct_set_int(t, logrep_struct_field(t, "NumPartitions"), parts);
+    logrep_struct_set_int(t, logrep_struct_field(t, "ReplicationFactor"), rf);
+    int32_t nc = 0;
+    while (configs && configs[2 * nc])
+        nc++;
+    logrep_struct_set_count(t, logrep_struct_field(t, "Configs"), nc);
+    for (int32_t i = 0; i < nc; i++) {
+        logrep_struct *ce = elem(t, "Configs", i);
+        logrep_struct_set_bytes(ce, logrep_struct_field(ce, "Name"), configs[2 * i],
+                                (int32_t)strlen(configs[2 * i]));
+        logrep_struct_set_bytes(ce, logrep_struct_field(ce, "Value"), configs[2 * i + 1],
+                                (int32_t)strlen(configs[2 * i + 1]));
+    }
+    uint64_t c = client_send(w, via, m);
+    client_wait(w, c, LOGREP_API_CREATE_TOPICS, 5, r, 5000);
+    logrep_struct *rt = elem(logrep_msg_root(r), "Topics", 0);
+    cr_assert_eq(fint(rt, "ErrorCode"), 0, "create: %s", logrep_err_name((int)fint(rt, "ErrorCode")));
+    cr_assert_eq(logrep_msg_correlation_id(r), 7);
+    logrep_msg_free(m);
+    logrep_msg_free(r);
+}
+
+void create_topic_cfg(net *w, int via, const char *name, int parts, int rf, const char *key,
+                      const char *value)
+{
+    const char *kv[] = {key, value, NULL};
+    create_topic_with(w, via, name, parts, rf, key ? kv : NULL);
+}
+
+void create_topic(net *w, int via, const char *name, int parts, int rf)
+{
+    create_topic_cfg(w, via, name, parts, rf, NULL, NULL);
+}
+
+void one_node(net *w)
+{
+    setup(w, 1);
+    run(w, 1000);
+}

@@ -1,0 +1,88 @@
+/* An in-memory, lossless network of nodes and a test client, for tests
+ * that drive nodes with Kafka wire frames. */
+#ifndef LOGREP_NET_TESTUTIL_H
+#define LOGREP_NET_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "logrep.h"
+#include "logrep/node.h"
+#include "logrep/proto.h"
+#include "logrep/storage.h"
+
+#define MAXN 4
+#define MAXCONN 256
+#define CLIENT (-1)
+
+/* A frame delivered to connection end `conn`. */
+typedef struct frame {
+    struct frame *next;
+    uint64_t conn;
+    size_t len;
+    uint8_t data[];
+} frame;
+
+/* One end of a connection: held by `owner` (a node id or CLIENT); the
+ * accepted end receives requests, the connecting end responses. Ends come
+ * in pairs (ids c and peer), also when a node connects to itself. */
+typedef struct conn {
+    int used;
+    int owner;
+    int accepted;
+    uint64_t peer;
+} conn;
+
+typedef struct net {
+    logrep_node *node[MAXN + 1];
+    logrep_storage *st[MAXN + 1];
+    logrep_transport tr[MAXN + 1];
+    int ep_id[MAXN + 1];
+    conn conns[MAXCONN];
+    frame *head, *tail;
+    frame *client_inbox;  /* responses to the test client */
+    int down[MAXN + 1];
+    int64_t now;
+    int n;
+} net;
+
+typedef struct ep {
+    net *net;
+    int id;
+} ep;
+
+uint64_t open_pair(net *w, int from, int to);
+void close_pair(net *w, uint64_t c, int notify);
+void start_node(net *w, int id);
+/* n nodes: node 1 broker+controller, the others brokers. */
+void setup(net *w, int n);
+void kill_node(net *w, int id);
+void teardown(net *w);
+void pump(net *w);
+void run(net *w, int64_t ms);
+/* Sends a request from the test client to node `to` on its PLAINTEXT
+ * listener; returns the conn. */
+uint64_t client_send(net *w, int to, logrep_msg *m);
+/* The same on the listener named (NULL: a connection never named). */
+uint64_t client_send_on(net *w, int to, const char *listener, logrep_msg *m);
+/* 1 when the connection was closed without an answer. */
+int client_closed(net *w, uint64_t c);
+/* Waits (running the cluster) for the response on conn and decodes it. */
+void client_wait(net *w, uint64_t c, int api, int version, logrep_msg *resp, int64_t max_ms);
+int64_t fint(logrep_struct *s, const char *name);
+/* CreateTopics v5 through node `via`, with one config (key NULL: none);
+ * asserts success. */
+void create_topic_cfg(net *w, int via, const char *name, int parts, int rf, const char *key,
+                      const char *value);
+void create_topic(net *w, int via, const char *name, int parts, int rf);
+/* The same with config name/value pairs (NULL-terminated, or NULL). */
+void create_topic_with(net *w, int via, const char *name, int parts, int rf,
+                       const char *const *configs);
+/* Name/value pairs, NULL-terminated, that every node a test starts also
+ * gets (NULL: none); tests set it before setup() and reset it after. */
+extern const char *const *extra_conf;
+/* setup(w, 1) and the time it takes the node to register. */
+void one_node(net *w);
+logrep_struct *elem(logrep_struct *s, const char *name, int32_t i);
+
+#endif
