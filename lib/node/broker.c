@@ -62,13 +62,24 @@ static int open_part(logrep_node *n, const lr_md_topic *t, int32_t index, int64_
     snprintf(dir, sizeof dir, "%s/%s-%d", n->log_dir, t->name, index);
     logrep_log *log;
     int err = logrep_log_open(n->conf, n->st, dir, now_ms, &log);
+    uint8_t id[16];
+    if (!err && logrep_log_topic_id(log, id) == LOGREP_OK && memcmp(id, t->id, 16) != 0) {
+        /* Another topic's log under this name (deleted while this node
+         * was away): never serve it as this topic's (KIP-516). */
+        logrep_log_close(log);
+        err = lr_dirs_retire(n, t->name, index, NULL, now_ms);
+        if (!err)
+            err = logrep_log_open(n->conf, n->st, dir, now_ms, &log);
+    }
     if (err) {
         LR_LOG(&n->logger, LOGREP_LOG_ERROR, "node", "opening %s: %s", dir, logrep_err_name(err));
         return err;
     }
-    uint8_t id[16];
-    if (logrep_log_topic_id(log, id) != LOGREP_OK)
-        logrep_log_set_topic_id(log, t->id);
+    if (logrep_log_topic_id(log, id) != LOGREP_OK &&
+        (err = logrep_log_set_topic_id(log, t->id)) != 0) {
+        logrep_log_close(log);
+        return err;
+    }
     lr_part_conf pc;
     pc.node_id = n->id;
     pc.min_insync_replicas = lr_md_topic_min_isr(n->img, t);
@@ -101,10 +112,33 @@ static int open_part(logrep_node *n, const lr_md_topic *t, int32_t index, int64_
     return 0;
 }
 
+/* Closes the partitions of topics the image no longer has and retires
+ * their directories (Kafka's -delete rename). A rename that fails leaves
+ * the directory to the stray scan of the next start. */
+static void close_deleted(logrep_node *n, int64_t now_ms)
+{
+    for (size_t i = 0; i < n->n_parts;) {
+        if (lr_md_topic_by_id(n->img, n->parts[i].topic_id)) {
+            i++;
+            continue;
+        }
+        char *topic = n->parts[i].topic;
+        n->parts[i].topic = NULL;
+        uint8_t id[16];
+        memcpy(id, n->parts[i].topic_id, 16);
+        int32_t index = n->parts[i].index;
+        lr_node_part_remove(n, i);
+        lr_dirs_retire(n, topic, index, id, now_ms);
+        lr_strfree(&n->alloc, topic);
+        n->data_changed = 1;
+    }
+}
+
 /* Brings hosted partitions in line with the image: opens newly assigned
  * ones and applies leader/ISR changes. */
 int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms)
 {
+    close_deleted(n, now_ms); /* first: a re-created name reuses the path */
     size_t nt = lr_md_topic_count(n->img);
     for (size_t i = 0; i < nt; i++) {
         const lr_md_topic *t = lr_md_topic_at(n->img, i);
@@ -140,6 +174,8 @@ int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms)
             n->data_changed = 1;
         }
     }
+    if (!n->strays_scanned && !n->md_apply_retry)
+        lr_dirs_scan_strays(n, now_ms);
     return 0;
 }
 

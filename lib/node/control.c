@@ -312,6 +312,30 @@ static int handle_alter_partition(logrep_node *n, lr_conn *c)
     return respond(n, c);
 }
 
+/* Kafka's wording for a refused name; the error's text otherwise. */
+static void create_error_message(logrep_node *n, const char *name, int err, char *msg, size_t size)
+{
+    const lr_md_topic *other = lr_md_topic_collision(lr_ctl_image(n->ctl->ctl), name);
+    size_t len = strlen(name);
+    if (err == LOGREP_ERR_INVALID_REQUEST && strcmp(name, LR_METADATA_TOPIC) == 0)
+        snprintf(msg, size, "Creation of internal topic %s is prohibited.", LR_METADATA_TOPIC);
+    else if (err != LOGREP_ERR_INVALID_TOPIC_EXCEPTION)
+        snprintf(msg, size, "%s", logrep_err_str(err));
+    else if (!len)
+        snprintf(msg, size, "Topic name is illegal, it can't be empty");
+    else if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        snprintf(msg, size, "Topic name cannot be \".\" or \"..\"");
+    else if (len > LR_MD_MAX_TOPIC_NAME)
+        snprintf(msg, size, "Topic name is illegal, it can't be longer than %d characters",
+                 LR_MD_MAX_TOPIC_NAME);
+    else if (other)
+        snprintf(msg, size, "Topic '%s' collides with existing topic: %s", name, other->name);
+    else
+        snprintf(msg, size,
+                 "Topic name \"%s\" is illegal, it contains a character other than ASCII "
+                 "alphanumerics, '.', '_' and '-'", name);
+}
+
 static int handle_create_topics(logrep_node *n, lr_conn *c)
 {
     logrep_struct *rq = logrep_msg_root(n->req);
@@ -332,12 +356,15 @@ static int handle_create_topics(logrep_node *n, lr_conn *c)
         int err = 0;
         if (!p || len < 0 || len > LR_MD_MAX_TOPIC_NAME) {
             err = LOGREP_ERR_INVALID_TOPIC_EXCEPTION;
-            name[0] = 0;
+            /* Kept one past the limit: enough for the message. */
+            size_t keep = p && len > 0 ? LR_MD_MAX_TOPIC_NAME + 1 : 0;
+            memcpy(name, p ? p : "", keep);
+            name[keep] = 0;
         } else {
             memcpy(name, p, (size_t)len);
             name[len] = 0;
         }
-        lr_f_set_str(rt, "Name", name, (int32_t)strlen(name));
+        lr_f_set_str(rt, "Name", p ? p : "", p && len > 0 ? len : 0);
         /* Configs: name/value pairs copied to NUL-terminated strings. */
         lr_ctl_config cfg[16];
         char cbuf[16][2][256];
@@ -371,7 +398,8 @@ static int handle_create_topics(logrep_node *n, lr_conn *c)
             lr_f_set_int(rt, "NumPartitions", t ? t->n_parts : cr.num_partitions);
             lr_f_set_int(rt, "ReplicationFactor", t && t->n_parts ? t->parts[0].n_replicas : cr.replication_factor);
         } else {
-            const char *msg = logrep_err_str(err);
+            char msg[LR_MD_MAX_TOPIC_NAME * 2 + 128];
+            create_error_message(n, name, err, msg, sizeof msg);
             lr_f_set_str(rt, "ErrorMessage", msg, (int32_t)strlen(msg));
         }
     }
