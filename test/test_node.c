@@ -971,3 +971,37 @@ Test(node, topic_ids_do_not_repeat_across_restarts, .timeout = 60)
     cr_assert_arr_neq(first, again, 16, "a deleted topic's id was handed out again");
     teardown(&w);
 }
+
+static int longest_entry(void *ctx, const char *name)
+{
+    size_t *max = ctx;
+    if (strlen(name) > *max)
+        *max = strlen(name);
+    return 0;
+}
+
+/* A retired directory's name fits 255 bytes (a file system's limit) even
+ * for a 249-character topic name: the prefix is cut, as Kafka does. */
+Test(node, retired_name_of_a_long_topic_fits, .timeout = 30)
+{
+    net w;
+    setup(&w, 1);
+    run(&w, 1000);
+    char name[250];
+    memset(name, 'x', 249);
+    name[249] = 0;
+    create_topic(&w, 1, name, 1, 1);
+    run(&w, 300);
+    cr_assert_eq(dir_count(&w, 1, name, NULL), 0);
+    char dir[260];
+    snprintf(dir, sizeof dir, "%s-0", name);
+    cr_assert_eq(dir_count(&w, 1, dir, NULL), 1);
+    cr_assert_eq(delete_topic(&w, 1, name), 0);
+    run(&w, 100);
+    cr_assert_eq(dir_count(&w, 1, dir, NULL), 0);
+    cr_assert_eq(dir_count(&w, 1, "xxxx", "-delete"), 1);
+    size_t max = 0;
+    cr_assert_eq(w.st[1]->list(w.st[1]->ctx, "data", longest_entry, &max), LOGREP_OK);
+    cr_assert_leq(max, 255);
+    teardown(&w);
+}

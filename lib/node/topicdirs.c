@@ -106,14 +106,16 @@ int lr_dirs_retire(logrep_node *n, const char *topic, int32_t index, const uint8
         memcpy(tag, &a, 8);
         memcpy(tag + 8, &b, 8);
     }
-    char h[33], from[1024], name[512];
+    char h[33], from[1024], suffix[64], name[512], to[1024];
     hex(tag, h);
     snprintf(from, sizeof from, "%s/%s-%d", n->log_dir, topic, index);
-    int len = snprintf(name, sizeof name, "%s-%d.%s-%s", topic, index, h, id ? "delete" : "stray");
-    char to[1024];
+    int sl = snprintf(suffix, sizeof suffix, "-%d.%s-%s", index, h, id ? "delete" : "stray");
+    /* As Kafka: the topic prefix is cut so the name fits 255 bytes. */
+    int keep = (int)strlen(topic);
+    if (keep > 255 - sl)
+        keep = 255 - sl;
+    snprintf(name, sizeof name, "%.*s%s", keep, topic, suffix);
     snprintf(to, sizeof to, "%s/%s", n->log_dir, name);
-    if (len <= 0 || (size_t)len >= sizeof name)
-        return LOGREP_ERR__INVALID_ARG;
     int err = n->st->rename(n->st->ctx, from, to);
     if (!err && n->st->sync_dir)
         err = n->st->sync_dir(n->st->ctx, n->log_dir);
