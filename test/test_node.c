@@ -720,7 +720,7 @@ static int64_t hosted_end(net *w, int id, const char *topic, int part)
     return -1;
 }
 
-Test(node, deleted_topic_stays_deleted_when_recreated, .timeout = 60)
+Test(node, deleted_topic_stays_deleted_when_recreated)
 {
     net w;
     setup(&w, 3);
@@ -767,7 +767,7 @@ Test(node, deleted_topic_stays_deleted_when_recreated, .timeout = 60)
 
 /* A replica down while its topic is deleted and re-created finds a
  * directory with the old topic id: retired as stray, never served. */
-Test(node, stale_directory_of_a_down_replica_becomes_stray, .timeout = 60)
+Test(node, stale_directory_of_a_down_replica_becomes_stray)
 {
     net w;
     setup(&w, 3);
@@ -807,7 +807,7 @@ Test(node, stale_directory_of_a_down_replica_becomes_stray, .timeout = 60)
 
 /* A -delete directory left by a crash right after the rename is removed
  * by the next start, and a live topic on the same node keeps its data. */
-Test(node, restart_finishes_a_deletion, .timeout = 60)
+Test(node, restart_finishes_a_deletion)
 {
     net w;
     setup(&w, 1);
@@ -872,7 +872,7 @@ static int16_t metadata_error(net *w, int via, const char *topic, int auto_creat
     return err;
 }
 
-Test(node, metadata_log_is_not_a_client_topic, .timeout = 60)
+Test(node, metadata_log_is_not_a_client_topic)
 {
     net w;
     setup(&w, 1);
@@ -923,7 +923,7 @@ Test(node, metadata_log_is_not_a_client_topic, .timeout = 60)
     teardown(&w);
 }
 
-Test(node, invalid_and_colliding_names_are_refused_at_once, .timeout = 60)
+Test(node, invalid_and_colliding_names_are_refused_at_once)
 {
     net w;
     setup(&w, 1);
@@ -954,7 +954,7 @@ Test(node, invalid_and_colliding_names_are_refused_at_once, .timeout = 60)
 
 /* Topic ids never repeat: not after the controller restarts with the same
  * configured seed (the deleted topic's id is free again then). */
-Test(node, topic_ids_do_not_repeat_across_restarts, .timeout = 60)
+Test(node, topic_ids_do_not_repeat_across_restarts)
 {
     net w;
     setup(&w, 1);
@@ -982,7 +982,7 @@ static int longest_entry(void *ctx, const char *name)
 
 /* A retired directory's name fits 255 bytes (a file system's limit) even
  * for a 249-character topic name: the prefix is cut, as Kafka does. */
-Test(node, retired_name_of_a_long_topic_fits, .timeout = 30)
+Test(node, retired_name_of_a_long_topic_fits)
 {
     net w;
     setup(&w, 1);
