@@ -361,8 +361,9 @@ static int leader_of(net *w, int via, const char *topic, int part, int32_t *epoc
     return leader;
 }
 
-static int16_t produce(net *w, int to, const char *topic, int part, const char *value, int16_t acks,
-                       int64_t *base)
+/* Sends a one-record Produce v7; returns the connection to wait on. */
+static uint64_t produce_send(net *w, int to, const char *topic, int part, const char *value,
+                             int16_t acks)
 {
     logrep_batch_builder *b;
     logrep_batch_builder_new(NULL, &b);
@@ -370,9 +371,8 @@ static int16_t produce(net *w, int to, const char *topic, int part, const char *
     const uint8_t *batch;
     size_t blen;
     logrep_batch_builder_finish(b, &batch, &blen);
-    logrep_msg *m, *r;
+    logrep_msg *m;
     logrep_msg_new(NULL, &m);
-    logrep_msg_new(NULL, &r);
     logrep_msg_init_request(m, LOGREP_API_PRODUCE, 7, 9, "test");
     logrep_struct *root = logrep_msg_root(m);
     logrep_struct_set_int(root, logrep_struct_field(root, "Acks"), acks);
@@ -385,15 +385,29 @@ static int16_t produce(net *w, int to, const char *topic, int part, const char *
     logrep_struct_set_int(p, logrep_struct_field(p, "Index"), part);
     logrep_struct_set_records(p, logrep_struct_field(p, "Records"), batch, (int32_t)blen);
     uint64_t c = client_send(w, to, m);
-    client_wait(w, c, LOGREP_API_PRODUCE, 7, r, 6000);
+    logrep_msg_free(m);
+    logrep_batch_builder_free(b);
+    return c;
+}
+
+/* The produce answer on c within max_ms: its error, its base offset. */
+static int16_t produce_wait(net *w, uint64_t c, int64_t max_ms, int64_t *base)
+{
+    logrep_msg *r;
+    logrep_msg_new(NULL, &r);
+    client_wait(w, c, LOGREP_API_PRODUCE, 7, r, max_ms);
     logrep_struct *rp = elem(elem(logrep_msg_root(r), "Responses", 0), "PartitionResponses", 0);
     int16_t err = (int16_t)fint(rp, "ErrorCode");
     if (base)
         *base = fint(rp, "BaseOffset");
-    logrep_msg_free(m);
     logrep_msg_free(r);
-    logrep_batch_builder_free(b);
     return err;
+}
+
+static int16_t produce(net *w, int to, const char *topic, int part, const char *value, int16_t acks,
+                       int64_t *base)
+{
+    return produce_wait(w, produce_send(w, to, topic, part, value, acks), 6000, base);
 }
 
 /* Fetches from `offset` and returns how many records came back, checking
@@ -592,39 +606,14 @@ Test(node, acks_all_needs_no_tick)
     int leader = leader_of(&w, 1, "quick", 0, &epoch);
     cr_assert(leader >= 1);
     run(&w, 600);
-    logrep_batch_builder *b;
-    logrep_batch_builder_new(NULL, &b);
-    logrep_batch_builder_add(b, 1700000000000LL, "k", 1, "v0", 2, NULL, 0);
-    const uint8_t *batch;
-    size_t blen;
-    logrep_batch_builder_finish(b, &batch, &blen);
-    logrep_msg *m, *r;
-    logrep_msg_new(NULL, &m);
-    logrep_msg_new(NULL, &r);
-    logrep_msg_init_request(m, LOGREP_API_PRODUCE, 7, 9, "test");
-    logrep_struct *root = logrep_msg_root(m);
-    logrep_struct_set_int(root, logrep_struct_field(root, "Acks"), -1);
-    logrep_struct_set_int(root, logrep_struct_field(root, "TimeoutMs"), 5000);
-    logrep_struct_set_count(root, logrep_struct_field(root, "TopicData"), 1);
-    logrep_struct *t = elem(root, "TopicData", 0);
-    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), "quick", 5);
-    logrep_struct_set_count(t, logrep_struct_field(t, "PartitionData"), 1);
-    logrep_struct *p = elem(t, "PartitionData", 0);
-    logrep_struct_set_int(p, logrep_struct_field(p, "Index"), 0);
-    logrep_struct_set_records(p, logrep_struct_field(p, "Records"), batch, (int32_t)blen);
-    uint64_t c = client_send(&w, leader, m);
+    uint64_t c = produce_send(&w, leader, "quick", 0, "v0", -1);
     pump(&w); /* no tick */
     int answered = 0;
     for (frame *f = w.client_inbox; f; f = f->next)
         if (f->conn == c)
             answered = 1;
     cr_assert(answered, "acks=all produce waited for a tick");
-    client_wait(&w, c, LOGREP_API_PRODUCE, 7, r, 10);
-    logrep_struct *rp = elem(elem(logrep_msg_root(r), "Responses", 0), "PartitionResponses", 0);
-    cr_assert_eq(logrep_struct_int(rp, logrep_struct_field(rp, "ErrorCode")), 0);
-    logrep_msg_free(m);
-    logrep_msg_free(r);
-    logrep_batch_builder_free(b);
+    cr_assert_eq(produce_wait(&w, c, 10, NULL), 0);
     teardown(&w);
 }
 
@@ -720,15 +709,22 @@ static int64_t hosted_end(net *w, int id, const char *topic, int part)
     return -1;
 }
 
+/* Three nodes and topic dt (one partition, RF 3); returns its leader. */
+static int three_nodes_with_dt(net *w)
+{
+    setup(w, 3);
+    run(w, 3000);
+    create_topic(w, 1, "dt", 1, 3);
+    run(w, 1500);
+    int leader = leader_of(w, 1, "dt", 0, NULL);
+    cr_assert(leader >= 1);
+    return leader;
+}
+
 Test(node, deleted_topic_stays_deleted_when_recreated)
 {
     net w;
-    setup(&w, 3);
-    run(&w, 3000);
-    create_topic(&w, 1, "dt", 1, 3);
-    run(&w, 1500);
-    int leader = leader_of(&w, 1, "dt", 0, NULL);
-    cr_assert(leader >= 1);
+    int leader = three_nodes_with_dt(&w);
     char v[16];
     for (int i = 0; i < 5; i++) {
         snprintf(v, sizeof v, "v%d", i);
@@ -1003,5 +999,21 @@ Test(node, retired_name_of_a_long_topic_fits)
     size_t max = 0;
     cr_assert_eq(w.st[1]->list(w.st[1]->ctx, "data", longest_entry, &max), LOGREP_OK);
     cr_assert_leq(max, 255);
+    teardown(&w);
+}
+
+/* An acks=all produce parked when its topic is deleted is answered at
+ * once with NOT_LEADER_OR_FOLLOWER, not when its timeout expires. */
+Test(node, parked_produce_is_answered_when_its_topic_is_deleted)
+{
+    net w;
+    int leader = three_nodes_with_dt(&w);
+    kill_node(&w, leader == 2 ? 3 : 2); /* still in the ISR for replica.lag.time.max.ms */
+    uint64_t c = produce_send(&w, leader, "dt", 0, "v0", -1);
+    run(&w, 200);
+    for (frame *f = w.client_inbox; f; f = f->next)
+        cr_assert_neq(f->conn, c, "answered before the deletion");
+    cr_assert_eq(delete_topic(&w, 1, "dt"), 0);
+    cr_assert_eq(produce_wait(&w, c, 1000, NULL), LOGREP_ERR_NOT_LEADER_OR_FOLLOWER);
     teardown(&w);
 }

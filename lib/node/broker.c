@@ -127,6 +127,9 @@ static void close_deleted(logrep_node *n, int64_t now_ms)
         uint8_t id[16];
         memcpy(id, n->parts[i].topic_id, 16);
         int32_t index = n->parts[i].index;
+        /* Parked acks=all produces are answered now, not at their timeout. */
+        lr_partition_stop(n->parts[i].rep, now_ms);
+        lr_deferred_collect(n, &n->parts[i]);
         lr_node_part_remove(n, i);
         lr_dirs_retire(n, topic, index, id, now_ms);
         lr_strfree(&n->alloc, topic);

@@ -445,27 +445,31 @@ static int handle_produce(logrep_node *n, lr_conn *c, int64_t now_ms)
     return 0;
 }
 
-/* Routes partition completions to their deferred produce requests. */
-static void collect_completions(logrep_node *n)
+/* Routes a partition's completions to their deferred produce requests. */
+void lr_deferred_collect(logrep_node *n, lr_npart *p)
 {
-    for (size_t i = 0; i < n->n_parts; i++) {
-        lr_produce_res r;
-        while (lr_partition_next_completion(n->parts[i].rep, &r)) {
-            for (lr_deferred *d = n->deferred; d; d = d->next) {
-                if (d->kind != LR_SLOT_PRODUCE)
-                    continue;
-                for (int32_t k = 0; k < d->n_results; k++) {
-                    if (d->results[k].token == r.token) {
-                        d->results[k].res = r;
-                        d->results[k].token = 0;
-                        d->outstanding--;
-                        if (!r.error)
-                            n->stats.produce_records++;
-                    }
+    lr_produce_res r;
+    while (lr_partition_next_completion(p->rep, &r)) {
+        for (lr_deferred *d = n->deferred; d; d = d->next) {
+            if (d->kind != LR_SLOT_PRODUCE)
+                continue;
+            for (int32_t k = 0; k < d->n_results; k++) {
+                if (d->results[k].token == r.token) {
+                    d->results[k].res = r;
+                    d->results[k].token = 0;
+                    d->outstanding--;
+                    if (!r.error)
+                        n->stats.produce_records++;
                 }
             }
         }
     }
+}
+
+static void collect_completions(logrep_node *n)
+{
+    for (size_t i = 0; i < n->n_parts; i++)
+        lr_deferred_collect(n, &n->parts[i]);
 }
 
 /* ------------------------------------------------------------ Fetch */

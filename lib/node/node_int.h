@@ -196,6 +196,8 @@ int lr_node_send_request(logrep_node *n, lr_peer *p, int kind, void *ctx, int64_
 int lr_handle_request(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t flen,
                       int64_t now_ms);
 void lr_deferred_poll(logrep_node *n, int64_t now_ms, int force);
+/* Moves p's produce completions into the deferred requests awaiting them. */
+void lr_deferred_collect(logrep_node *n, lr_npart *p);
 void lr_deferred_drop_conn(logrep_node *n, lr_conn *c);
 void lr_deferred_free_all(logrep_node *n);
 

@@ -151,6 +151,11 @@ void lr_partition_free(lr_partition *p, int abandon);
 
 logrep_log *lr_partition_log(lr_partition *p);
 
+/* The replica leaves service (its topic was deleted): parked produces
+ * complete with NOT_LEADER_OR_FOLLOWER, as on a leadership change, so
+ * their requests are answered before the partition is freed. */
+void lr_partition_stop(lr_partition *p, int64_t now_ms);
+
 /* Applies controller metadata. Stale metadata (a lower partition epoch,
  * or a lower leader epoch) is ignored and returns LOGREP_OK. A new leader
  * epoch makes this replica leader (epoch cache gets (epoch, LEO), follower
