@@ -21,6 +21,40 @@
 
 #include "lib/net_testutil.h"
 
+/* CreateTopics of one topic; its error code, the message into msg, the
+ * topic id into id (either may be NULL). */
+static int create_topic_code(net *w, int via, const char *name, int parts, int rf, char *msg,
+                             size_t msize, uint8_t id[16])
+{
+    logrep_msg *m, *r;
+    logrep_msg_new(NULL, &m);
+    logrep_msg_new(NULL, &r);
+    cr_assert_eq(logrep_msg_init_request(m, LOGREP_API_CREATE_TOPICS, 7, 7, "test"), LOGREP_OK);
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_int(root, logrep_struct_field(root, "timeoutMs"), 10000);
+    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
+    logrep_struct *t = elem(root, "Topics", 0);
+    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), name, (int32_t)strlen(name));
+    logrep_struct_set_int(t, logrep_struct_field(t, "NumPartitions"), parts);
+    logrep_struct_set_int(t, logrep_struct_field(t, "ReplicationFactor"), rf);
+    uint64_t c = client_send(w, via, m);
+    client_wait(w, c, LOGREP_API_CREATE_TOPICS, 7, r, 5000);
+    logrep_struct *rt = elem(logrep_msg_root(r), "Topics", 0);
+    cr_assert_eq(logrep_msg_correlation_id(r), 7);
+    int code = (int)fint(rt, "ErrorCode");
+    if (msg) {
+        const uint8_t *p = NULL;
+        int32_t len = -1;
+        logrep_struct_bytes(rt, logrep_struct_field(rt, "ErrorMessage"), &p, &len);
+        snprintf(msg, msize, "%.*s", len > 0 ? (int)len : 0, p ? (const char *)p : "");
+    }
+    if (id)
+        memcpy(id, logrep_struct_uuid(rt, logrep_struct_field(rt, "TopicId")), 16);
+    logrep_msg_free(m);
+    logrep_msg_free(r);
+    return code;
+}
+
 
 /* Leader of topic/partition per node `via`'s metadata; -1 if none. */
 static int leader_of(net *w, int via, const char *topic, int part, int32_t *epoch)
@@ -50,15 +84,13 @@ static int leader_of(net *w, int via, const char *topic, int part, int32_t *epoc
     return leader;
 }
 
-/* Sends one Produce v7 carrying `batch` as the partition's records and
- * returns the partition's error code (base offset and log append time
- * through the pointers when not NULL). */
-static int16_t produce_raw(net *w, int to, const char *topic, int part, const void *batch,
-                           size_t blen, int16_t acks, int64_t *base, int64_t *append_time)
+/* Sends one Produce v7 carrying `batch` as the partition's records;
+ * returns the connection to wait on. */
+static uint64_t produce_send_raw(net *w, int to, const char *topic, int part, const void *batch,
+                                 size_t blen, int16_t acks)
 {
-    logrep_msg *m, *r;
+    logrep_msg *m;
     logrep_msg_new(NULL, &m);
-    logrep_msg_new(NULL, &r);
     logrep_msg_init_request(m, LOGREP_API_PRODUCE, 7, 9, "test");
     logrep_struct *root = logrep_msg_root(m);
     logrep_struct_set_int(root, logrep_struct_field(root, "Acks"), acks);
@@ -71,20 +103,44 @@ static int16_t produce_raw(net *w, int to, const char *topic, int part, const vo
     logrep_struct_set_int(p, logrep_struct_field(p, "Index"), part);
     logrep_struct_set_records(p, logrep_struct_field(p, "Records"), batch, (int32_t)blen);
     uint64_t c = client_send(w, to, m);
-    client_wait(w, c, LOGREP_API_PRODUCE, 7, r, 6000);
+    logrep_msg_free(m);
+    return c;
+}
+
+/* The produce answer on c within max_ms: its error; its base offset and
+ * log append time through the pointers when not NULL. */
+static int16_t produce_wait_full(net *w, uint64_t c, int64_t max_ms, int64_t *base,
+                                 int64_t *append_time)
+{
+    logrep_msg *r;
+    logrep_msg_new(NULL, &r);
+    client_wait(w, c, LOGREP_API_PRODUCE, 7, r, max_ms);
     logrep_struct *rp = elem(elem(logrep_msg_root(r), "Responses", 0), "PartitionResponses", 0);
     int16_t err = (int16_t)fint(rp, "ErrorCode");
     if (base)
         *base = fint(rp, "BaseOffset");
     if (append_time)
         *append_time = fint(rp, "LogAppendTimeMs");
-    logrep_msg_free(m);
     logrep_msg_free(r);
     return err;
 }
 
-static int16_t produce(net *w, int to, const char *topic, int part, const char *value, int16_t acks,
-                       int64_t *base)
+static int16_t produce_wait(net *w, uint64_t c, int64_t max_ms, int64_t *base)
+{
+    return produce_wait_full(w, c, max_ms, base, NULL);
+}
+
+/* Sends `batch` and waits for the partition's error code. */
+static int16_t produce_raw(net *w, int to, const char *topic, int part, const void *batch,
+                           size_t blen, int16_t acks, int64_t *base, int64_t *append_time)
+{
+    return produce_wait_full(w, produce_send_raw(w, to, topic, part, batch, blen, acks), 6000, base,
+                             append_time);
+}
+
+/* Sends a one-record Produce v7; returns the connection to wait on. */
+static uint64_t produce_send(net *w, int to, const char *topic, int part, const char *value,
+                             int16_t acks)
 {
     logrep_batch_builder *b;
     logrep_batch_builder_new(NULL, &b);
@@ -92,9 +148,15 @@ static int16_t produce(net *w, int to, const char *topic, int part, const char *
     const uint8_t *batch;
     size_t blen;
     logrep_batch_builder_finish(b, &batch, &blen);
-    int16_t err = produce_raw(w, to, topic, part, batch, blen, acks, base, NULL);
+    uint64_t c = produce_send_raw(w, to, topic, part, batch, blen, acks);
     logrep_batch_builder_free(b);
-    return err;
+    return c;
+}
+
+static int16_t produce(net *w, int to, const char *topic, int part, const char *value, int16_t acks,
+                       int64_t *base)
+{
+    return produce_wait(w, produce_send(w, to, topic, part, value, acks), 6000, base);
 }
 
 /* Fetches from `offset`; returns the partition's error code, and through
@@ -306,39 +368,415 @@ Test(node, acks_all_needs_no_tick)
     int leader = leader_of(&w, 1, "quick", 0, &epoch);
     cr_assert(leader >= 1);
     run(&w, 600);
-    logrep_batch_builder *b;
-    logrep_batch_builder_new(NULL, &b);
-    logrep_batch_builder_add(b, 1700000000000LL, "k", 1, "v0", 2, NULL, 0);
-    const uint8_t *batch;
-    size_t blen;
-    logrep_batch_builder_finish(b, &batch, &blen);
-    logrep_msg *m, *r;
-    logrep_msg_new(NULL, &m);
-    logrep_msg_new(NULL, &r);
-    logrep_msg_init_request(m, LOGREP_API_PRODUCE, 7, 9, "test");
-    logrep_struct *root = logrep_msg_root(m);
-    logrep_struct_set_int(root, logrep_struct_field(root, "Acks"), -1);
-    logrep_struct_set_int(root, logrep_struct_field(root, "TimeoutMs"), 5000);
-    logrep_struct_set_count(root, logrep_struct_field(root, "TopicData"), 1);
-    logrep_struct *t = elem(root, "TopicData", 0);
-    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), "quick", 5);
-    logrep_struct_set_count(t, logrep_struct_field(t, "PartitionData"), 1);
-    logrep_struct *p = elem(t, "PartitionData", 0);
-    logrep_struct_set_int(p, logrep_struct_field(p, "Index"), 0);
-    logrep_struct_set_records(p, logrep_struct_field(p, "Records"), batch, (int32_t)blen);
-    uint64_t c = client_send(&w, leader, m);
+    uint64_t c = produce_send(&w, leader, "quick", 0, "v0", -1);
     pump(&w); /* no tick */
     int answered = 0;
     for (frame *f = w.client_inbox; f; f = f->next)
         if (f->conn == c)
             answered = 1;
     cr_assert(answered, "acks=all produce waited for a tick");
-    client_wait(&w, c, LOGREP_API_PRODUCE, 7, r, 10);
-    logrep_struct *rp = elem(elem(logrep_msg_root(r), "Responses", 0), "PartitionResponses", 0);
-    cr_assert_eq(logrep_struct_int(rp, logrep_struct_field(rp, "ErrorCode")), 0);
+    cr_assert_eq(produce_wait(&w, c, 10, NULL), 0);
+    teardown(&w);
+}
+
+/* ------------------------------------------------------------ topic lifecycle */
+
+static int16_t metadata_error(net *w, int via, const char *topic, int auto_create, int *listed);
+
+static int delete_topic(net *w, int via, const char *name)
+{
+    logrep_msg *m, *r;
+    logrep_msg_new(NULL, &m);
+    logrep_msg_new(NULL, &r);
+    cr_assert_eq(logrep_msg_init_request(m, LOGREP_API_DELETE_TOPICS, 4, 11, "test"), LOGREP_OK);
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_int(root, logrep_struct_field(root, "TimeoutMs"), 10000);
+    int ft = logrep_struct_field(root, "TopicNames");
+    logrep_struct_set_count(root, ft, 1);
+    logrep_struct_set_elem_bytes(root, ft, 0, name, (int32_t)strlen(name));
+    uint64_t c = client_send(w, via, m);
+    client_wait(w, c, LOGREP_API_DELETE_TOPICS, 4, r, 5000);
+    int code = (int)fint(elem(logrep_msg_root(r), "Responses", 0), "ErrorCode");
     logrep_msg_free(m);
     logrep_msg_free(r);
-    logrep_batch_builder_free(b);
+    return code;
+}
+
+typedef struct dir_scan {
+    const char *prefix;
+    const char *suffix;
+    int found;
+} dir_scan;
+
+static int scan_entry(void *ctx, const char *name)
+{
+    dir_scan *d = ctx;
+    size_t pl = strlen(d->prefix), nl = strlen(name), sl = d->suffix ? strlen(d->suffix) : 0;
+    if (strncmp(name, d->prefix, pl) != 0)
+        return 0;
+    if (d->suffix ? nl >= pl + sl && strcmp(name + nl - sl, d->suffix) == 0 : nl == pl)
+        d->found++;
+    return 0;
+}
+
+/* How many entries of node id's log dir are named prefix (suffix NULL) or
+ * prefix...suffix. */
+static int dir_count(net *w, int id, const char *prefix, const char *suffix)
+{
+    dir_scan d = {prefix, suffix, 0};
+    logrep_storage *st = w->st[id];
+    cr_assert_eq(st->list(st->ctx, "data", scan_entry, &d), LOGREP_OK);
+    return d.found;
+}
+
+/* The topic id in node id's data/<dir>/partition.metadata. */
+static void dir_topic_id(net *w, int id, const char *dir, char out[64])
+{
+    logrep_storage *st = w->st[id];
+    char path[256];
+    snprintf(path, sizeof path, "data/%s/partition.metadata", dir);
+    logrep_file *f;
+    cr_assert_eq(st->open(st->ctx, path, LOGREP_OPEN_READ, &f), LOGREP_OK, "%s", path);
+    char buf[128] = {0};
+    size_t got = 0;
+    cr_assert_eq(st->read(st->ctx, f, 0, buf, sizeof buf - 1, &got), LOGREP_OK);
+    st->close(st->ctx, f);
+    const char *p = strstr(buf, "topic_id: ");
+    cr_assert(p, "%s: %s", path, buf);
+    snprintf(out, 64, "%.22s", p + 10);
+}
+
+/* Starts a killed node again. A new incarnation: the controller accepts
+ * it once the old one's session has timed out. */
+static void restart_node(net *w, int id)
+{
+    w->down[id] = 0;
+    start_node(w, id);
+}
+
+static void run_past_session_timeout(net *w)
+{
+    run(w, 20000);
+}
+
+/* Log end offset of topic-part on node id; -1 when not hosted. */
+static int64_t hosted_end(net *w, int id, const char *topic, int part)
+{
+    for (size_t i = 0; i < logrep_node_partition_count(w->node[id]); i++) {
+        logrep_partition_info pi;
+        cr_assert_eq(logrep_node_partition(w->node[id], i, &pi), LOGREP_OK);
+        if (strcmp(pi.topic, topic) == 0 && pi.partition == part)
+            return pi.log_end_offset;
+    }
+    return -1;
+}
+
+/* Three nodes and topic dt (one partition, RF 3); returns its leader. */
+static int three_nodes_with_dt(net *w)
+{
+    setup(w, 3);
+    run(w, 3000);
+    create_topic(w, 1, "dt", 1, 3);
+    run(w, 1500);
+    int leader = leader_of(w, 1, "dt", 0, NULL);
+    cr_assert(leader >= 1);
+    return leader;
+}
+
+Test(node, deleted_topic_stays_deleted_when_recreated)
+{
+    net w;
+    int leader = three_nodes_with_dt(&w);
+    char v[16];
+    for (int i = 0; i < 5; i++) {
+        snprintf(v, sizeof v, "v%d", i);
+        cr_assert_eq(produce(&w, leader, "dt", 0, v, -1, NULL), 0);
+    }
+    char old_id[64];
+    dir_topic_id(&w, 2, "dt-0", old_id);
+    cr_assert_eq(delete_topic(&w, 1, "dt"), 0);
+    run(&w, 200);
+    for (int id = 1; id <= 3; id++) {
+        cr_assert_eq(dir_count(&w, id, "dt-0", NULL), 0, "node %d kept dt-0", id);
+        cr_assert_eq(dir_count(&w, id, "dt-0.", "-delete"), 1, "node %d: no -delete dir", id);
+        cr_assert_eq(hosted_end(&w, id, "dt", 0), -1);
+    }
+    /* Re-created before the delay is up: a new id, an empty log. */
+    create_topic(&w, 1, "dt", 1, 3);
+    run(&w, 1500);
+    leader = leader_of(&w, 1, "dt", 0, NULL);
+    int64_t base = -1;
+    cr_assert_eq(produce(&w, leader, "dt", 0, "v0", -1, &base), 0);
+    cr_assert_eq(base, 0, "the re-created topic continued the old log at %lld", (long long)base);
+    run(&w, 500);
+    int64_t hw;
+    cr_assert_eq(fetch_count(&w, leader, "dt", 0, 0, &hw), 1);
+    cr_assert_eq(hw, 1);
+    char new_id[64];
+    dir_topic_id(&w, 3, "dt-0", new_id);
+    cr_assert_str_neq(new_id, old_id);
+    /* The delay passed: the -delete directories are gone. */
+    for (int id = 1; id <= 3; id++) {
+        cr_assert_eq(dir_count(&w, id, "dt-0.", "-delete"), 0, "node %d kept -delete", id);
+        cr_assert_eq(hosted_end(&w, id, "dt", 0), 1, "node %d", id);
+    }
+    teardown(&w);
+}
+
+/* A replica down while its topic is deleted and re-created finds a
+ * directory with the old topic id: retired as stray, never served. */
+Test(node, stale_directory_of_a_down_replica_becomes_stray)
+{
+    net w;
+    setup(&w, 3);
+    run(&w, 3000);
+    create_topic(&w, 1, "dt", 1, 3);
+    create_topic(&w, 1, "gone", 1, 3);
+    run(&w, 1500);
+    int leader = leader_of(&w, 1, "dt", 0, NULL);
+    cr_assert_eq(produce(&w, leader, "dt", 0, "v0", -1, NULL), 0);
+    cr_assert_eq(produce(&w, leader, "dt", 0, "v1", -1, NULL), 0);
+    run(&w, 500);
+    int down = leader == 3 ? 2 : 3;
+    kill_node(&w, down);
+    run(&w, 1000);
+    cr_assert_eq(delete_topic(&w, 1, "dt"), 0);
+    cr_assert_eq(delete_topic(&w, 1, "gone"), 0);
+    run(&w, 500);
+    create_topic(&w, 1, "dt", 1, 3);
+    run(&w, 1000);
+    leader = leader_of(&w, 1, "dt", 0, NULL);
+    cr_assert(leader >= 1 && leader != down);
+    cr_assert_eq(produce(&w, leader, "dt", 0, "v0", 1, NULL), 0);
+    cr_assert_eq(dir_count(&w, down, "dt-0", NULL), 1);
+    restart_node(&w, down);
+    run_past_session_timeout(&w);
+    cr_assert_eq(dir_count(&w, down, "gone-0", NULL), 0, "deleted topic's directory kept");
+    cr_assert_eq(hosted_end(&w, down, "gone", 0), -1);
+    cr_assert_eq(hosted_end(&w, down, "dt", 0), 1, "replica holds the old log");
+    char id_leader[64], id_down[64];
+    dir_topic_id(&w, leader, "dt-0", id_leader);
+    dir_topic_id(&w, down, "dt-0", id_down);
+    cr_assert_str_eq(id_down, id_leader);
+    cr_assert_eq(dir_count(&w, down, "dt-0.", "-stray") + dir_count(&w, down, "gone-0.", "-stray"), 0,
+                 "strays not removed after the delay");
+    teardown(&w);
+}
+
+/* A -delete directory left by a crash right after the rename is removed
+ * by the next start, and a live topic on the same node keeps its data. */
+Test(node, restart_finishes_a_deletion)
+{
+    net w;
+    setup(&w, 1);
+    run(&w, 1000);
+    create_topic(&w, 1, "keep", 1, 1);
+    create_topic(&w, 1, "dt", 1, 1);
+    run(&w, 500);
+    cr_assert_eq(produce(&w, 1, "keep", 0, "v0", -1, NULL), 0);
+    cr_assert_eq(produce(&w, 1, "dt", 0, "v0", -1, NULL), 0);
+    cr_assert_eq(delete_topic(&w, 1, "dt"), 0);
+    run(&w, 100);
+    cr_assert_eq(dir_count(&w, 1, "dt-0.", "-delete"), 1);
+    kill_node(&w, 1); /* before the delay */
+    restart_node(&w, 1);
+    run(&w, 300);
+    cr_assert_eq(dir_count(&w, 1, "dt-0.", "-delete"), 1, "removed before the delay");
+    run_past_session_timeout(&w);
+    cr_assert_eq(dir_count(&w, 1, "dt-0.", "-delete"), 0);
+    cr_assert_eq(dir_count(&w, 1, "dt-0", NULL), 0);
+    cr_assert_eq(metadata_error(&w, 1, "dt", 0, NULL), LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION,
+                 "deleted topic came back");
+    /* Leaderless after an unclean restart with RF 1 (KIP-966), but held. */
+    cr_assert_eq(hosted_end(&w, 1, "keep", 0), 1);
+    teardown(&w);
+}
+
+static int16_t metadata_error(net *w, int via, const char *topic, int auto_create, int *listed)
+{
+    logrep_msg *m, *r;
+    logrep_msg_new(NULL, &m);
+    logrep_msg_new(NULL, &r);
+    logrep_msg_init_request(m, LOGREP_API_METADATA, 9, 8, "test");
+    logrep_struct *root = logrep_msg_root(m);
+    int ft = logrep_struct_field(root, "Topics");
+    if (topic) {
+        logrep_struct_set_count(root, ft, 1);
+        logrep_struct *t = elem(root, "Topics", 0);
+        logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), topic, (int32_t)strlen(topic));
+    } else {
+        logrep_struct_set_null(root, ft);
+    }
+    logrep_struct_set_int(root, logrep_struct_field(root, "AllowAutoTopicCreation"), auto_create);
+    uint64_t c = client_send(w, via, m);
+    client_wait(w, c, LOGREP_API_METADATA, 9, r, 1000);
+    logrep_struct *rs = logrep_msg_root(r);
+    int16_t err = 0;
+    int32_t nt = logrep_struct_count(rs, logrep_struct_field(rs, "Topics"));
+    if (listed)
+        *listed = 0;
+    for (int32_t i = 0; i < nt; i++) {
+        logrep_struct *rt = elem(rs, "Topics", i);
+        const uint8_t *p;
+        int32_t len;
+        logrep_struct_bytes(rt, logrep_struct_field(rt, "Name"), &p, &len);
+        if (listed && len == 18 && memcmp(p, "__cluster_metadata", 18) == 0)
+            (*listed)++;
+        if (topic)
+            err = (int16_t)fint(rt, "ErrorCode");
+    }
+    logrep_msg_free(m);
+    logrep_msg_free(r);
+    return err;
+}
+
+Test(node, metadata_log_is_not_a_client_topic)
+{
+    net w;
+    setup(&w, 1);
+    run(&w, 1000);
+    int listed = -1;
+    metadata_error(&w, 1, NULL, 1, &listed);
+    cr_assert_eq(listed, 0);
+    cr_assert_eq(metadata_error(&w, 1, "__cluster_metadata", 1, NULL), LOGREP_ERR_INVALID_TOPIC_EXCEPTION);
+    cr_assert_eq(produce(&w, 1, "__cluster_metadata", 0, "x", 1, NULL), LOGREP_ERR_INVALID_TOPIC_EXCEPTION);
+    char msg[256];
+    cr_assert_eq(create_topic_code(&w, 1, "__cluster_metadata", 1, 1, msg, sizeof msg, NULL),
+                 LOGREP_ERR_INVALID_REQUEST);
+    cr_assert_str_eq(msg, "Creation of internal topic __cluster_metadata is prohibited.");
+    run(&w, 500);
+    metadata_error(&w, 1, NULL, 1, &listed);
+    cr_assert_eq(listed, 0);
+    logrep_node_stats st;
+    logrep_node_stats_get(w.node[1], &st);
+    int64_t md = st.metadata_offset;
+    /* A fetch by the metadata topic's id without a broker epoch is a
+     * client's: refused. */
+    logrep_msg *m, *r;
+    logrep_msg_new(NULL, &m);
+    logrep_msg_new(NULL, &r);
+    logrep_msg_init_request(m, LOGREP_API_FETCH, 15, 12, "test");
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_int(root, logrep_struct_field(root, "MaxWaitMs"), 0);
+    logrep_struct_set_int(root, logrep_struct_field(root, "MaxBytes"), 1 << 20);
+    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
+    logrep_struct *t = elem(root, "Topics", 0);
+    static const uint8_t mdid[16] = {[15] = 1};
+    logrep_struct_set_uuid(t, logrep_struct_field(t, "TopicId"), mdid);
+    logrep_struct_set_count(t, logrep_struct_field(t, "Partitions"), 1);
+    logrep_struct *p = elem(t, "Partitions", 0);
+    logrep_struct_set_int(p, logrep_struct_field(p, "PartitionMaxBytes"), 1 << 20);
+    uint64_t c = client_send(&w, 1, m);
+    client_wait(&w, c, LOGREP_API_FETCH, 15, r, 1000);
+    logrep_struct *rp = elem(elem(logrep_msg_root(r), "Responses", 0), "Partitions", 0);
+    cr_assert_eq(fint(rp, "ErrorCode"), LOGREP_ERR_UNKNOWN_TOPIC_ID);
+    logrep_msg_free(m);
+    logrep_msg_free(r);
+    /* The node's own metadata replication goes on. */
+    create_topic(&w, 1, "after", 1, 1);
+    run(&w, 500);
+    logrep_node_stats_get(w.node[1], &st);
+    cr_assert_gt(st.metadata_offset, md);
+    cr_assert_eq(produce(&w, 1, "after", 0, "v0", 1, NULL), 0);
+    teardown(&w);
+}
+
+Test(node, invalid_and_colliding_names_are_refused_at_once)
+{
+    net w;
+    setup(&w, 1);
+    run(&w, 1000);
+    char longname[300];
+    memset(longname, 'a', 250);
+    longname[250] = 0;
+    const char *bad[] = {"bad/topic", ".", "..", longname};
+    char msg[512];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cr_assert_eq(metadata_error(&w, 1, bad[i], 1, NULL), LOGREP_ERR_INVALID_TOPIC_EXCEPTION, "%s", bad[i]);
+        cr_assert_eq(produce(&w, 1, bad[i], 0, "x", 1, NULL), LOGREP_ERR_INVALID_TOPIC_EXCEPTION, "%s", bad[i]);
+        cr_assert_eq(create_topic_code(&w, 1, bad[i], 1, 1, msg, sizeof msg, NULL),
+                     LOGREP_ERR_INVALID_TOPIC_EXCEPTION, "%s", bad[i]);
+        cr_assert(strstr(msg, "Topic name"), "%s: %s", bad[i], msg);
+    }
+    create_topic(&w, 1, "a.b", 1, 1);
+    run(&w, 300);
+    cr_assert_eq(create_topic_code(&w, 1, "a_b", 1, 1, msg, sizeof msg, NULL),
+                 LOGREP_ERR_INVALID_TOPIC_EXCEPTION);
+    cr_assert_str_eq(msg, "Topic 'a_b' collides with existing topic: a.b");
+    cr_assert_eq(metadata_error(&w, 1, "a_b", 1, NULL), LOGREP_ERR_INVALID_TOPIC_EXCEPTION);
+    cr_assert_eq(produce(&w, 1, "a_b", 0, "x", 1, NULL), LOGREP_ERR_INVALID_TOPIC_EXCEPTION);
+    cr_assert_eq(metadata_error(&w, 1, "a.b", 1, NULL), 0);
+    cr_assert_eq(create_topic_code(&w, 1, "a-b", 1, 1, NULL, 0, NULL), 0);
+    teardown(&w);
+}
+
+/* Topic ids never repeat: not after the controller restarts with the same
+ * configured seed (the deleted topic's id is free again then). */
+Test(node, topic_ids_do_not_repeat_across_restarts)
+{
+    net w;
+    setup(&w, 1);
+    run(&w, 1000);
+    uint8_t first[16], again[16];
+    cr_assert_eq(create_topic_code(&w, 1, "t1", 1, 1, NULL, 0, first), 0);
+    run(&w, 300);
+    cr_assert_eq(delete_topic(&w, 1, "t1"), 0);
+    run(&w, 300);
+    kill_node(&w, 1);
+    restart_node(&w, 1);
+    run_past_session_timeout(&w);
+    cr_assert_eq(create_topic_code(&w, 1, "t2", 1, 1, NULL, 0, again), 0);
+    cr_assert_arr_neq(first, again, 16, "a deleted topic's id was handed out again");
+    teardown(&w);
+}
+
+static int longest_entry(void *ctx, const char *name)
+{
+    size_t *max = ctx;
+    if (strlen(name) > *max)
+        *max = strlen(name);
+    return 0;
+}
+
+/* A retired directory's name fits 255 bytes (a file system's limit) even
+ * for a 249-character topic name: the prefix is cut, as Kafka does. */
+Test(node, retired_name_of_a_long_topic_fits)
+{
+    net w;
+    setup(&w, 1);
+    run(&w, 1000);
+    char name[250];
+    memset(name, 'x', 249);
+    name[249] = 0;
+    create_topic(&w, 1, name, 1, 1);
+    run(&w, 300);
+    cr_assert_eq(dir_count(&w, 1, name, NULL), 0);
+    char dir[260];
+    snprintf(dir, sizeof dir, "%s-0", name);
+    cr_assert_eq(dir_count(&w, 1, dir, NULL), 1);
+    cr_assert_eq(delete_topic(&w, 1, name), 0);
+    run(&w, 100);
+    cr_assert_eq(dir_count(&w, 1, dir, NULL), 0);
+    cr_assert_eq(dir_count(&w, 1, "xxxx", "-delete"), 1);
+    size_t max = 0;
+    cr_assert_eq(w.st[1]->list(w.st[1]->ctx, "data", longest_entry, &max), LOGREP_OK);
+    cr_assert_leq(max, 255);
+    teardown(&w);
+}
+
+/* An acks=all produce parked when its topic is deleted is answered at
+ * once with NOT_LEADER_OR_FOLLOWER, not when its timeout expires. */
+Test(node, parked_produce_is_answered_when_its_topic_is_deleted)
+{
+    net w;
+    int leader = three_nodes_with_dt(&w);
+    kill_node(&w, leader == 2 ? 3 : 2); /* still in the ISR for replica.lag.time.max.ms */
+    uint64_t c = produce_send(&w, leader, "dt", 0, "v0", -1);
+    run(&w, 200);
+    for (frame *f = w.client_inbox; f; f = f->next)
+        cr_assert_neq(f->conn, c, "answered before the deletion");
+    cr_assert_eq(delete_topic(&w, 1, "dt"), 0);
+    cr_assert_eq(produce_wait(&w, c, 1000, NULL), LOGREP_ERR_NOT_LEADER_OR_FOLLOWER);
     teardown(&w);
 }
 
@@ -616,6 +1054,7 @@ Test(node_retention, time_and_size_retention_survive_restart)
     w.down[3] = 0;
     start_node(&w, 3);
     extra_conf = NULL;
+    run_past_session_timeout(&w); /* the old incarnation was heard from */
     run(&w, 3000);
     for (int k = 0; k < 2; k++) {
         cr_assert(part_info(&w, 3, topics[k], 0, &pi), "%s reopened", topics[k]);

@@ -693,3 +693,66 @@ Test(sim_scenarios, S25_follower_fetching)
     cut_fetches(&c, f, 0);
     heal_and_free(&c);
 }
+
+typedef struct dirs {
+    const char *prefix, *suffix;
+    int n;
+} dirs;
+
+static int dir_entry(void *ctx, const char *name)
+{
+    dirs *d = ctx;
+    size_t pl = strlen(d->prefix), nl = strlen(name), sl = d->suffix ? strlen(d->suffix) : 0;
+    if (strncmp(name, d->prefix, pl) == 0 &&
+        (d->suffix ? nl >= pl + sl && strcmp(name + nl - sl, d->suffix) == 0 : nl == pl))
+        d->n++;
+    return 0;
+}
+
+/* Entries of node id's log dir named prefix, or prefix...suffix. */
+static int count_dirs(sc *c, int32_t id, const char *prefix, const char *suffix)
+{
+    const logrep_storage *st = logrep_sim_storage(c->s, id);
+    cr_assert(st);
+    dirs d = {prefix, suffix, 0};
+    cr_assert_eq(st->list(st->ctx, "data", dir_entry, &d), LOGREP_OK);
+    return d.n;
+}
+
+/* S26 (KIP-516): the topic is deleted while a follower is down. On its
+ * restart the old directory is a stray: renamed, removed after
+ * file.delete.delay.ms, never adopted by the topic created again under
+ * the same name, whose replicas all hold only the new records. */
+Test(sim_scenarios, S26_deleted_while_down_is_stray)
+{
+    sc c;
+    start(&c, conf3(126));
+    produce_ok(&c, c.L, -1, 8);
+    run(&c, 500);
+    cr_assert_eq(logrep_sim_kill(c.s, c.F1, LOGREP_SIM_CRASH_PROCESS), LOGREP_OK);
+    logrep_err e = logrep_sim_delete_topic(c.s, 5000);
+    if (e)
+        dump_fail(c.s, "delete");
+    cr_assert_eq(e, LOGREP_OK, "delete: %s", logrep_err_name(e));
+    cr_assert_eq(count_dirs(&c, c.F1, "t-0", NULL), 1, "the down replica's directory");
+    cr_assert_eq(count_dirs(&c, c.L, "t-0", NULL), 0);
+    cr_assert_eq(logrep_sim_restart(c.s, c.F1), LOGREP_OK);
+    int stray = 0;
+    for (int64_t t = 0; t < 5000 && !stray; t += 50) {
+        run(&c, 50);
+        stray = count_dirs(&c, c.F1, "t-0.", "-stray");
+    }
+    cr_assert_eq(stray, 1, "no stray directory on the restarted replica");
+    cr_assert_eq(count_dirs(&c, c.F1, "t-0", NULL), 0);
+    run(&c, 2000); /* unfenced: the topic can be placed on all three */
+    e = logrep_sim_create_topic(c.s);
+    if (e)
+        dump_fail(c.s, "create");
+    cr_assert_eq(e, LOGREP_OK, "create: %s", logrep_err_name(e));
+    produce_ok(&c, leader(&c, NULL), -1, 3);
+    run(&c, 3000);
+    for (int32_t id = 1; id <= 3; id++)
+        cr_assert_eq(view(&c, id).log_end_offset, 3, "node %d holds other records", id);
+    cr_assert_eq(count_dirs(&c, c.F1, "t-0.", "-stray"), 0, "the stray was not removed");
+    heal_and_free(&c);
+}

@@ -82,8 +82,14 @@ typedef struct logrep_node logrep_node;
  *  min.insync.replicas, unclean.leader.election.enable,
  *  replica.lag.time.max.ms, auto.create.topics.enable, the log properties
  *  (segment.bytes, retention.ms, ...), socket.request.max.bytes and
- *  logrep.random.seed. Existing partition directories under log.dirs are
- *  opened (crash recovery runs) when the metadata names them.
+ *  logrep.random.seed (the host's randomness; mixed with node.id and
+ *  now_ms, so a restart with the same seed still draws a new incarnation
+ *  id) and file.delete.delay.ms. Existing partition directories under
+ *  log.dirs are opened (crash recovery runs) when the metadata names them
+ *  with the topic ID their partition.metadata holds; directories of
+ *  deleted topics, of another topic ID or not assigned to this node are
+ *  renamed -delete/-stray and removed by logrep_node_tick after
+ *  file.delete.delay.ms (docs/storage.md).
  *  Ownership: storage and transport are borrowed and must outlive the
  *  node; conf is copied.
  *  @return LOGREP_OK, LOGREP_ERR__INVALID_CONF (with the reason in

@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "logrep.h"
+#include "logrep/storage.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -96,6 +97,20 @@ LOGREP_API logrep_err logrep_sim_restart(logrep_sim *sim, int32_t id);
  *  node is done or `max_ms` passed. */
 LOGREP_API logrep_err logrep_sim_shutdown(logrep_sim *sim, int32_t id, int64_t max_ms);
 LOGREP_API int logrep_sim_is_up(const logrep_sim *sim, int32_t id);
+
+/** Deletes the topic (DeleteTopics through a running broker) and runs until neither
+ *  the controller nor any running broker has it, at most `max_ms`. The
+ *  checker then forgets the topic: its acknowledged records went with it.
+ *  @return LOGREP_OK, LOGREP_ERR__TIMED_OUT, LOGREP_ERR__INVALID_ARG (no
+ *  topic), or the violation of logrep_sim_run. */
+LOGREP_API logrep_err logrep_sim_delete_topic(logrep_sim *sim, int64_t max_ms);
+/** Creates the topic again after logrep_sim_delete_topic (a new topic ID)
+ *  and runs until every partition has a leader with a full ISR.
+ *  @return LOGREP_OK, LOGREP_ERR__TIMED_OUT, LOGREP_ERR__INVALID_ARG (the
+ *  topic exists), or the violation of logrep_sim_run. */
+LOGREP_API logrep_err logrep_sim_create_topic(logrep_sim *sim);
+/** Node `id`'s storage, borrowed, for looking at its files; NULL if none. */
+LOGREP_API const logrep_storage *logrep_sim_storage(const logrep_sim *sim, int32_t id);
 
 /** Connections that `from` opens to `to` fail while blocked, and those
  *  already open between them are reset (a one-way partition in the

@@ -96,7 +96,8 @@ typedef struct logrep_storage {
      *  when sync_dir is NULL). Required. @return LOGREP_OK, __NOENT, __IO. */
     logrep_err (*rename)(void *ctx, const char *from, const char *to);
 
-    /** Deletes a file. Required. @return LOGREP_OK, __NOENT, __IO. */
+    /** Deletes a file or an empty directory. Required.
+     *  @return LOGREP_OK, __NOENT, __IO. */
     logrep_err (*remove)(void *ctx, const char *path);
 
     /** Lists the entries of directory `path`. Required.

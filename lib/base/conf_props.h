@@ -87,6 +87,8 @@ LR_CONF_PROP(REPLICA_FETCH_MAX_BYTES, "replica.fetch.max.bytes", LR_CONF_INT, 10
     "Bytes a follower asks for per partition.")
 LR_CONF_PROP(REPLICA_FETCH_RESPONSE_MAX_BYTES, "replica.fetch.response.max.bytes", LR_CONF_INT, 10485760, 0, LR_I32MAX, NULL, NULL,
     "Bytes a follower asks for per fetch.")
+LR_CONF_PROP(REPLICA_FETCH_BACKOFF_MS, "replica.fetch.backoff.ms", LR_CONF_INT, 1000, 0, LR_I32MAX, NULL, NULL,
+    "How long a follower waits before fetching a partition again after its leader answered it with an error.")
 LR_CONF_PROP(REPLICA_FETCH_WAIT_MAX_MS, "replica.fetch.wait.max.ms", LR_CONF_INT, 500, 0, LR_I32MAX, NULL, NULL,
     "Long-poll wait of follower fetches.")
 LR_CONF_PROP(REPLICA_FETCH_MIN_BYTES, "replica.fetch.min.bytes", LR_CONF_INT, 1, 0, LR_I32MAX, NULL, NULL,

@@ -8,6 +8,11 @@ static uint64_t splitmix64(uint64_t *x)
     return z ^ (z >> 31);
 }
 
+uint64_t lr_prng_mix(uint64_t x)
+{
+    return splitmix64(&x);
+}
+
 void lr_prng_seed(lr_prng *r, uint64_t seed)
 {
     for (int i = 0; i < 4; i++)

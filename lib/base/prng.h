@@ -11,6 +11,9 @@ typedef struct lr_prng {
 
 void lr_prng_seed(lr_prng *r, uint64_t seed);
 uint64_t lr_prng_next(lr_prng *r);
+/* A well-mixed 64-bit value of x (splitmix64's finaliser): for folding
+ * state such as node ids or log offsets into seeds and draws. */
+uint64_t lr_prng_mix(uint64_t x);
 /* Uniform in [0, n); n > 0. */
 uint64_t lr_prng_below(lr_prng *r, uint64_t n);
 

@@ -63,7 +63,9 @@ lr_ctl *lr_ctl_new(const logrep_conf *conf, lr_ctl_sink_fn sink, void *sink_ctx)
     }
     ctl->sink = sink;
     ctl->sink_ctx = sink_ctx;
-    lr_prng_seed(&ctl->prng, (uint64_t)lr_conf_int(conf, LR_CONF_RANDOM_SEED));
+    /* Per node: two controllers with the same configured seed draw apart. */
+    lr_prng_seed(&ctl->prng, (uint64_t)lr_conf_int(conf, LR_CONF_RANDOM_SEED) ^
+                                 lr_prng_mix((uint64_t)lr_conf_int(conf, LR_CONF_NODE_ID)));
     ctl->session_timeout_ms = lr_conf_int(conf, LR_CONF_BROKER_SESSION_TIMEOUT_MS);
     ctl->default_rf = (int32_t)lr_conf_int(conf, LR_CONF_DEFAULT_REPLICATION_FACTOR);
     ctl->default_partitions = (int32_t)lr_conf_int(conf, LR_CONF_NUM_PARTITIONS);
@@ -734,16 +736,6 @@ int lr_ctl_tick(lr_ctl *ctl, int64_t now_ms)
  * ---------------------------------------------------------------------- */
 
 /* Kafka's Topic.hasCollision: equal once '.' is read as '_'. */
-static int collides(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++) {
-        char x = *a == '.' ? '_' : *a, y = *b == '.' ? '_' : *b;
-        if (x != y)
-            return 0;
-    }
-    return *a == *b;
-}
-
 /* value NULL: a delete, always fine for a known name. */
 static int config_value_ok(const char *name, const char *value)
 {
@@ -869,7 +861,13 @@ static void place(const lr_md_image *img, const placer *pl, int32_t p, int32_t r
 static void new_topic_id(lr_ctl *ctl, uint8_t id[16])
 {
     for (;;) {
-        uint64_t a = lr_prng_next(&ctl->prng), b = lr_prng_next(&ctl->prng);
+        /* The PRNG restarts from the same seed on every start and replay
+         * does not advance it; the log offset the record will take never
+         * repeats, so folding it in keeps a deleted topic's id from coming
+         * back after a restart. */
+        uint64_t off = (uint64_t)lr_md_next_offset(ctl->img);
+        uint64_t a = lr_prng_next(&ctl->prng) ^ lr_prng_mix(off);
+        uint64_t b = lr_prng_next(&ctl->prng) ^ lr_prng_mix(~off);
         for (int i = 0; i < 8; i++) {
             id[i] = (uint8_t)(a >> (56 - 8 * i));
             id[8 + i] = (uint8_t)(b >> (56 - 8 * i));
@@ -945,14 +943,31 @@ int lr_ctl_check_topic(const lr_ctl *ctl, const lr_ctl_create_topic_req *req, in
         (req->n_assignments && !req->assignments))
         return LOGREP_ERR__INVALID_ARG;
     const lr_md_image *img = ctl->img;
-    if (strlen(req->name) > LR_MD_MAX_TOPIC_NAME || !lr_md_topic_name_legal(mkstr(req->name)))
-        return why_set(why, cap, LOGREP_ERR_INVALID_TOPIC_EXCEPTION, "Illegal topic name");
+    size_t nlen = strlen(req->name);
+    if (nlen == 0)
+        return why_set(why, cap, LOGREP_ERR_INVALID_TOPIC_EXCEPTION,
+                       "Topic name is illegal, it can't be empty");
+    if (strcmp(req->name, ".") == 0 || strcmp(req->name, "..") == 0)
+        return why_set(why, cap, LOGREP_ERR_INVALID_TOPIC_EXCEPTION,
+                       "Topic name cannot be \".\" or \"..\"");
+    if (nlen > LR_MD_MAX_TOPIC_NAME)
+        return why_set(why, cap, LOGREP_ERR_INVALID_TOPIC_EXCEPTION,
+                       "Topic name is illegal, it can't be longer than 249 characters");
+    if (!lr_md_topic_name_legal(mkstr(req->name)))
+        return why_set(why, cap, LOGREP_ERR_INVALID_TOPIC_EXCEPTION,
+                       "Topic name is illegal, it contains a character other than ASCII "
+                       "alphanumerics, '.', '_' and '-'");
+    if (strcmp(req->name, LR_MD_METADATA_TOPIC) == 0)
+        return why_set(why, cap, LOGREP_ERR_INVALID_REQUEST,
+                       "Creation of internal topic " LR_MD_METADATA_TOPIC " is prohibited.");
     if (lr_md_topic_by_name(img, req->name))
         return why_set(why, cap, LOGREP_ERR_TOPIC_ALREADY_EXISTS, "Topic already exists");
-    for (size_t i = 0; i < lr_md_topic_count(img); i++)
-        if (collides(lr_md_topic_at(img, i)->name, req->name))
-            return why_set(why, cap, LOGREP_ERR_INVALID_TOPIC_EXCEPTION,
-                           "Topic name collides with an existing one once '.' and '_' are equated");
+    const lr_md_topic *other = lr_md_topic_collision(img, req->name);
+    if (other) {
+        if (why && cap)
+            snprintf(why, cap, "Topic '%s' collides with existing topic: %s", req->name, other->name);
+        return LOGREP_ERR_INVALID_TOPIC_EXCEPTION;
+    }
     for (size_t i = 0; i < req->n_configs; i++) {
         const char *name = req->configs[i].name, *value = req->configs[i].value;
         if (!name || !str_len_ok(name, 0) || (value && !str_len_ok(value, 1)) ||

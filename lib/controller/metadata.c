@@ -105,6 +105,28 @@ static uint64_t fnv(const void *p, size_t n)
     return h;
 }
 
+static int collides(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++) {
+        char x = *a == '.' ? '_' : *a, y = *b == '.' ? '_' : *b;
+        if (x != y)
+            return 0;
+    }
+    return *a == *b;
+}
+
+const lr_md_topic *lr_md_topic_collision(const lr_md_image *img, const char *name)
+{
+    if (!strpbrk(name, "._"))
+        return NULL;
+    for (size_t i = 0; i < img->n_topics; i++) {
+        const lr_md_topic *t = img->topics[i];
+        if (strcmp(t->name, name) != 0 && collides(t->name, name))
+            return t;
+    }
+    return NULL;
+}
+
 int lr_md_topic_name_legal(lr_md_str s)
 {
     if (s.len <= 0 || s.len > LR_MD_MAX_TOPIC_NAME)

@@ -334,6 +334,12 @@ int64_t lr_md_next_producer_id(const lr_md_image *img);
 
 /* 1 if s is a legal topic name: [a-zA-Z0-9._-]{1,249}, not "." or "..". */
 int lr_md_topic_name_legal(lr_md_str s);
+/* The metadata log's own name, never a topic clients may create or use. */
+#define LR_MD_METADATA_TOPIC "__cluster_metadata"
+/* An existing topic whose name equals `name` once '.' and '_' are treated
+ * alike, other than `name` itself (Kafka refuses such a pair); NULL if
+ * none. */
+const lr_md_topic *lr_md_topic_collision(const lr_md_image *img, const char *name);
 
 /* 1 if id is in ids[0..n). */
 int lr_md_ids_contains(const int32_t *ids, size_t n, int32_t id);

@@ -121,8 +121,18 @@ static int parse_topic(logrep_node *n, logrep_struct *qt, ct_topic *t, int valid
     t->req.num_partitions = (int32_t)lr_f_int(qt, "NumPartitions");
     t->req.replication_factor = (int32_t)lr_f_int(qt, "ReplicationFactor");
     t->req.validate_only = validate_only;
-    if (!p || len < 0 || len > LR_MD_MAX_TOPIC_NAME || memchr(p, 0, (size_t)len))
-        return set_err(t, LOGREP_ERR_INVALID_TOPIC_EXCEPTION, "Illegal topic name");
+    /* A refused name is this entry's answer, not the request's failure. */
+    if (p && len > LR_MD_MAX_TOPIC_NAME) {
+        memcpy(t->name, p, LR_MD_MAX_TOPIC_NAME);
+        t->name[LR_MD_MAX_TOPIC_NAME] = 0;
+        set_err(t, LOGREP_ERR_INVALID_TOPIC_EXCEPTION,
+                "Topic name is illegal, it can't be longer than 249 characters");
+        return 0;
+    }
+    if (!p || len < 0 || memchr(p, 0, (size_t)len)) {
+        set_err(t, LOGREP_ERR_INVALID_TOPIC_EXCEPTION, "Topic name is illegal");
+        return 0;
+    }
     memcpy(t->name, p, (size_t)len);
     t->name[len] = 0;
     int err = parse_configs(n, qt, t);

@@ -104,15 +104,26 @@ static int open_part(logrep_node *n, const lr_md_topic *t, int32_t index, int64_
     if (!tc)
         return LOGREP_ERR__NOMEM;
     int err = logrep_log_open(tc, n->st, dir, now_ms, &log);
+    uint8_t id[16];
+    if (!err && logrep_log_topic_id(log, id) == LOGREP_OK && memcmp(id, t->id, 16) != 0) {
+        /* Another topic's log under this name (deleted while this node
+         * was away): never serve it as this topic's (KIP-516). */
+        logrep_log_close(log);
+        err = lr_dirs_retire(n, t->name, index, NULL, now_ms);
+        if (!err)
+            err = logrep_log_open(tc, n->st, dir, now_ms, &log);
+    }
     int32_t max_message_bytes = (int32_t)lr_conf_int(tc, LR_CONF_MAX_MESSAGE_BYTES);
     logrep_conf_free(tc);
     if (err) {
         LR_LOG(&n->logger, LOGREP_LOG_ERROR, "node", "opening %s: %s", dir, logrep_err_name(err));
         return err;
     }
-    uint8_t id[16];
-    if (logrep_log_topic_id(log, id) != LOGREP_OK)
-        logrep_log_set_topic_id(log, t->id);
+    if (logrep_log_topic_id(log, id) != LOGREP_OK &&
+        (err = logrep_log_set_topic_id(log, t->id)) != 0) {
+        logrep_log_close(log);
+        return err;
+    }
     lr_part_conf pc;
     pc.node_id = n->id;
     pc.min_insync_replicas = lr_md_topic_min_isr(n->img, t);
@@ -135,6 +146,7 @@ static int open_part(logrep_node *n, const lr_md_topic *t, int32_t index, int64_
     p->index = index;
     p->seen_partition_epoch = -1;
     p->conf_hash = topic_conf_hash(t);
+    p->fetch_after = 0;
     n->n_parts++;
     if ((err = lr_node_part_indexed(n)) != 0) {
         n->n_parts--;
@@ -147,6 +159,30 @@ static int open_part(logrep_node *n, const lr_md_topic *t, int32_t index, int64_
 }
 
 #define LR_OPENS_PER_PASS 256
+/* Closes the partitions of topics the image no longer has and retires
+ * their directories (Kafka's -delete rename). A rename that fails leaves
+ * the directory to the stray scan of the next start. */
+static void close_deleted(logrep_node *n, int64_t now_ms)
+{
+    for (size_t i = 0; i < n->n_parts;) {
+        if (lr_md_topic_by_id(n->img, n->parts[i].topic_id)) {
+            i++;
+            continue;
+        }
+        char *topic = n->parts[i].topic;
+        n->parts[i].topic = NULL;
+        uint8_t id[16];
+        memcpy(id, n->parts[i].topic_id, 16);
+        int32_t index = n->parts[i].index;
+        /* Parked acks=all produces are answered now, not at their timeout. */
+        lr_partition_stop(n->parts[i].rep, now_ms);
+        lr_deferred_collect(n, &n->parts[i]);
+        lr_node_part_remove(n, i);
+        lr_dirs_retire(n, topic, index, id, now_ms);
+        lr_strfree(&n->alloc, topic);
+        n->data_changed = 1;
+    }
+}
 
 /* Brings hosted partitions in line with the image: opens newly assigned
  * ones and applies leader/ISR changes. */
@@ -156,6 +192,7 @@ int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms)
      * thousands of partitions is opened over several ticks so the node
      * keeps answering meanwhile. */
     int opens = LR_OPENS_PER_PASS;
+    close_deleted(n, now_ms); /* first: a re-created name reuses the path */
     size_t nt = lr_md_topic_count(n->img);
     for (size_t i = 0; i < nt; i++) {
         const lr_md_topic *t = lr_md_topic_at(n->img, i);
@@ -198,13 +235,17 @@ int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms)
             }
             m.n_isr = mp->n_isr > LR_MAX_REPLICAS ? LR_MAX_REPLICAS : mp->n_isr;
             memcpy(m.isr, mp->isr, (size_t)m.n_isr * sizeof *m.isr);
-            if (lr_partition_apply(p->rep, &m, now_ms) == 0)
+            if (lr_partition_apply(p->rep, &m, now_ms) == 0) {
                 p->seen_partition_epoch = mp->partition_epoch;
+                p->fetch_after = 0; /* a new leader is asked at once */
+            }
             else
                 n->md_apply_retry = 1;
             n->data_changed = 1;
         }
     }
+    if (!n->strays_scanned && !n->md_apply_retry)
+        lr_dirs_scan_strays(n, now_ms);
     return 0;
 }
 
@@ -360,7 +401,7 @@ static void send_replica_fetches(logrep_node *n, int64_t now_ms)
     for (size_t i = 0; i < n->n_parts; i++) {
         lr_follower_fetch probe;
         lr_partition *rep = n->parts[i].rep;
-        if (lr_partition_role(rep) != LR_ROLE_FOLLOWER)
+        if (lr_partition_role(rep) != LR_ROLE_FOLLOWER || n->parts[i].fetch_after > now_ms)
             continue;
         /* Find this partition's leader peer; skip when a fetch is out. */
         const lr_md_topic *t = lr_md_topic_by_id(n->img, n->parts[i].topic_id);
@@ -382,7 +423,7 @@ static void send_replica_fetches(logrep_node *n, int64_t now_ms)
         for (size_t j = i; j < n->n_parts; j++) {
             const lr_md_topic *tj = lr_md_topic_by_id(n->img, n->parts[j].topic_id);
             const lr_md_partition *mj = tj ? lr_md_partition_get(tj, n->parts[j].index) : NULL;
-            if (!mj || mj->leader != mp->leader)
+            if (!mj || mj->leader != mp->leader || n->parts[j].fetch_after > now_ms)
                 continue;
             if (lr_partition_follower_fetch(n->parts[j].rep, &probe) != 0)
                 continue;
@@ -626,6 +667,12 @@ static void replica_fetch_done(logrep_node *n, fetch_ctx *fc, int64_t now_ms)
         if (!p)
             continue;
         logrep_struct *found = top ? NULL : find_fetched(rs, fr, nt, fc, k);
+        logrep_err perr = found ? (logrep_err)lr_f_int(found, "ErrorCode") : LOGREP_ERR__CORRUPT;
+        /* A leader that answers with an error (not leader yet, restarted,
+         * fenced) is asked again after replica.fetch.backoff.ms, as Kafka's
+         * fetcher delays failed partitions, not at once in a loop. */
+        if (perr && perr != LOGREP_ERR_OFFSET_OUT_OF_RANGE)
+            p->fetch_after = now_ms + lr_conf_int(n->conf, LR_CONF_REPLICA_FETCH_BACKOFF_MS);
         if (!found) {
             lr_partition_follower_fetch_failed(p->rep);
             continue;
@@ -642,7 +689,7 @@ static void replica_fetch_done(logrep_node *n, fetch_ctx *fc, int64_t now_ms)
         int32_t rlen = 0;
         logrep_struct_bytes(found, logrep_struct_field(found, "Records"), &recs, &rlen);
         int err = lr_partition_follower_response(
-            p->rep, &fc->p[k].ff, (logrep_err)lr_f_int(found, "ErrorCode"),
+            p->rep, &fc->p[k].ff, perr,
             lr_f_int(found, "HighWatermark"), lr_f_int(found, "LogStartOffset"), de, deo, recs,
             rlen > 0 ? (size_t)rlen : 0, now_ms);
         if (err)
@@ -770,8 +817,10 @@ void lr_broker_request_failed(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t 
         p->fetch_in_flight = 0;
         for (int32_t k = 0; k < fc->n; k++) {
             lr_npart *np = lr_node_part_by_id(n, fc->p[k].topic_id, fc->p[k].index);
-            if (np)
+            if (np) {
                 lr_partition_follower_fetch_failed(np->rep);
+                np->fetch_after = now_ms + lr_conf_int(n->conf, LR_CONF_REPLICA_FETCH_BACKOFF_MS);
+            }
         }
         lr_free(&n->alloc, fc, sizeof *fc + (size_t)fc->cap * sizeof fc->p[0]);
         break;

@@ -79,29 +79,48 @@ static int init_resp(logrep_node *n)
     return logrep_msg_init_response_to(n->resp, n->req);
 }
 
+/* Copies a client's topic name; 0 when it cannot name a client topic (too
+ * long, or the metadata log, which clients never see). */
+static int client_name(const char *p, int32_t len, char name[LR_MD_MAX_TOPIC_NAME + 1])
+{
+    if (!p || len < 0 || len > LR_MD_MAX_TOPIC_NAME)
+        return 0;
+    memcpy(name, p, (size_t)len);
+    name[len] = 0;
+    return strcmp(name, LR_METADATA_TOPIC) != 0;
+}
+
 static const lr_md_topic *topic_named(logrep_node *n, const char *p, int32_t len)
 {
     char name[LR_MD_MAX_TOPIC_NAME + 1];
-    if (len < 0 || len > LR_MD_MAX_TOPIC_NAME)
-        return NULL;
-    memcpy(name, p, (size_t)len);
-    name[len] = 0;
-    return lr_md_topic_by_name(n->img, name);
+    return client_name(p, len, name) ? lr_md_topic_by_name(n->img, name) : NULL;
 }
 
 static lr_npart *part_named(logrep_node *n, const char *p, int32_t len, int32_t index)
 {
     char name[LR_MD_MAX_TOPIC_NAME + 1];
-    if (len < 0 || len > LR_MD_MAX_TOPIC_NAME)
-        return NULL;
-    memcpy(name, p, (size_t)len);
-    name[len] = 0;
-    return lr_node_part(n, name, index);
+    return client_name(p, len, name) ? lr_node_part(n, name, index) : NULL;
+}
+
+/* INVALID_TOPIC_EXCEPTION for a name no topic can have or that would
+ * collide with an existing one ('.' and '_' alike), 0 otherwise: such
+ * names are refused at once, never auto-created or retried. */
+static int16_t bad_name_error(logrep_node *n, const char *p, int32_t len)
+{
+    char name[LR_MD_MAX_TOPIC_NAME + 1];
+    lr_md_str s = {p, len};
+    if (!client_name(p, len, name) || !lr_md_topic_name_legal(s) ||
+        (!lr_md_topic_by_name(n->img, name) && lr_md_topic_collision(n->img, name)))
+        return LOGREP_ERR_INVALID_TOPIC_EXCEPTION;
+    return 0;
 }
 
 /* Error for a partition this node does not host. */
 static int16_t missing_part_error(logrep_node *n, const char *topic, int32_t len, int32_t index)
 {
+    int16_t bad = bad_name_error(n, topic, len);
+    if (bad)
+        return bad;
     const lr_md_topic *t = topic_named(n, topic, len);
     if (!t || index < 0 || index >= t->n_parts)
         return LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION;
@@ -203,10 +222,15 @@ static int handle_metadata(logrep_node *n, lr_conn *c, int64_t now_ms)
     if (logrep_struct_is_null(rq, ft) ||
         (logrep_msg_version(n->req) == 0 && logrep_struct_count(rq, ft) == 0)) {
         /* All topics. */
-        size_t nt = lr_md_topic_count(n->img);
-        lr_f_set_count(rs, "Topics", (int32_t)nt);
+        size_t nt = lr_md_topic_count(n->img), shown = 0;
         for (size_t i = 0; i < nt; i++)
-            fill_topic(n, lr_f_elem(rs, "Topics", (int32_t)i), lr_md_topic_at(n->img, i));
+            shown += strcmp(lr_md_topic_at(n->img, i)->name, LR_METADATA_TOPIC) != 0;
+        lr_f_set_count(rs, "Topics", (int32_t)shown);
+        for (size_t i = 0, j = 0; i < nt; i++) {
+            const lr_md_topic *t = lr_md_topic_at(n->img, i);
+            if (strcmp(t->name, LR_METADATA_TOPIC) != 0) /* left by older versions */
+                fill_topic(n, lr_f_elem(rs, "Topics", (int32_t)j++), t);
+        }
     } else {
         int32_t cnt = logrep_struct_count(rq, ft);
         lr_f_set_count(rs, "Topics", cnt);
@@ -236,7 +260,10 @@ static int handle_metadata(logrep_node *n, lr_conn *c, int64_t now_ms)
             }
             if (name && len >= 0)
                 lr_f_set_str(te, "Name", name, len);
-            if (autocreate && name && len > 0 && len <= LR_MD_MAX_TOPIC_NAME) {
+            int16_t bad = name ? bad_name_error(n, name, len) : 0;
+            if (bad) {
+                lr_f_set_int(te, "ErrorCode", bad);
+            } else if (autocreate && name) {
                 char tn[LR_MD_MAX_TOPIC_NAME + 1];
                 memcpy(tn, name, (size_t)len);
                 tn[len] = 0;
@@ -431,27 +458,31 @@ static int handle_produce(logrep_node *n, lr_conn *c, int64_t now_ms)
     return 0;
 }
 
-/* Routes partition completions to their deferred produce requests. */
-static void collect_completions(logrep_node *n)
+/* Routes a partition's completions to their deferred produce requests. */
+void lr_deferred_collect(logrep_node *n, lr_npart *p)
 {
-    for (size_t i = 0; i < n->n_parts; i++) {
-        lr_produce_res r;
-        while (lr_partition_next_completion(n->parts[i].rep, &r)) {
-            for (lr_deferred *d = n->deferred; d; d = d->next) {
-                if (d->kind != LR_SLOT_PRODUCE)
-                    continue;
-                for (int32_t k = 0; k < d->n_results; k++) {
-                    if (d->results[k].token == r.token) {
-                        d->results[k].res = r;
-                        d->results[k].token = 0;
-                        d->outstanding--;
-                        if (!r.error)
-                            n->stats.produce_records++;
-                    }
+    lr_produce_res r;
+    while (lr_partition_next_completion(p->rep, &r)) {
+        for (lr_deferred *d = n->deferred; d; d = d->next) {
+            if (d->kind != LR_SLOT_PRODUCE)
+                continue;
+            for (int32_t k = 0; k < d->n_results; k++) {
+                if (d->results[k].token == r.token) {
+                    d->results[k].res = r;
+                    d->results[k].token = 0;
+                    d->outstanding--;
+                    if (!r.error)
+                        n->stats.produce_records++;
                 }
             }
         }
     }
+}
+
+static void collect_completions(logrep_node *n)
+{
+    for (size_t i = 0; i < n->n_parts; i++)
+        lr_deferred_collect(n, &n->parts[i]);
 }
 
 /* ------------------------------------------------------------ Fetch */
@@ -531,8 +562,12 @@ static int64_t run_fetch(logrep_node *n, int roles, int64_t now_ms, tmpbuf **tmp
             logrep_struct *rp = lr_f_elem(rt, "Partitions", j);
             int32_t index = (int32_t)lr_f_int(qp, "Partition");
             lr_f_set_int(rp, "PartitionIndex", index);
-            if (tid && (roles & LR_ROLE_CONTROLLER) && lr_is_metadata_topic(tid)) {
-                /* The controller's metadata log, fetched by brokers. */
+            if (tid && n->ctl && (roles & LR_ROLE_CONTROLLER) && lr_is_metadata_topic(tid) &&
+                replica_epoch >= 0) {
+                /* The controller's metadata log, fetched by registered
+                 * brokers (they send their broker epoch) on the controller
+                 * listener; clients are answered as for any topic id they
+                 * cannot know. */
                 logrep_log_slice sl;
                 int64_t hw, ls;
                 int64_t pmax = lr_f_int(qp, "PartitionMaxBytes");

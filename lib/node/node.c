@@ -142,7 +142,11 @@ LOGREP_API logrep_err logrep_node_new(const logrep_conf *conf, const logrep_stor
     if (!err) {
         n->id = (int32_t)lr_conf_int(n->conf, LR_CONF_NODE_ID);
         n->next_retention_ms = now_ms + lr_conf_int(n->conf, LR_CONF_LOG_RETENTION_CHECK_INTERVAL_MS);
-        lr_prng_seed(&n->rng, (uint64_t)lr_conf_int(n->conf, LR_CONF_RANDOM_SEED) ^ (uint64_t)n->id);
+        /* The host's seed, this node's id and the host's clock at start:
+         * a restart with the same configured seed still draws a new
+         * incarnation id. */
+        lr_prng_seed(&n->rng, (uint64_t)lr_conf_int(n->conf, LR_CONF_RANDOM_SEED) ^
+                                  lr_prng_mix((uint64_t)n->id) ^ lr_prng_mix((uint64_t)now_ms ^ 1));
         const char *roles = lr_conf_str(n->conf, LR_CONF_PROCESS_ROLES);
         n->is_broker = strstr(roles, "broker") != NULL;
         n->is_controller = strstr(roles, "controller") != NULL;
@@ -230,6 +234,7 @@ LOGREP_API void logrep_node_free(logrep_node *n, int abandon)
     }
     lr_free(&n->alloc, n->parts, n->cap_parts * sizeof *n->parts);
     lr_free(&n->alloc, n->part_index, n->part_index_cap * sizeof *n->part_index);
+    lr_dirs_free(n);
     while (n->conns) {
         lr_conn *c = n->conns;
         n->conns = c->next;
@@ -489,6 +494,16 @@ int lr_node_part_indexed(logrep_node *n)
     return 0;
 }
 
+void lr_node_part_remove(logrep_node *n, size_t i)
+{
+    lr_partition_free(n->parts[i].rep, 0);
+    lr_strfree(&n->alloc, n->parts[i].topic);
+    n->parts[i] = n->parts[--n->n_parts];
+    memset(n->part_index, 0, n->part_index_cap * sizeof *n->part_index);
+    for (size_t k = 0; k < n->n_parts; k++)
+        index_insert(n, k);
+}
+
 lr_npart *lr_node_part_by_id(logrep_node *n, const uint8_t id[16], int32_t index)
 {
     if (!n->part_index_cap)
@@ -616,8 +631,10 @@ LOGREP_API int64_t logrep_node_tick(logrep_node *n, int64_t now_ms)
         return now_ms + 1000;
     if (n->ctl)
         lr_nctl_tick(n, now_ms);
-    if (n->is_broker)
+    if (n->is_broker) {
         lr_broker_tick(n, now_ms);
+        lr_dirs_tick(n, now_ms);
+    }
     /* Kafka's LogManager cleanup task, driven by the host's clock. */
     int retention = now_ms >= n->next_retention_ms;
     if (retention)

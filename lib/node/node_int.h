@@ -16,7 +16,7 @@
 #include "replica/partition.h"
 
 /* The metadata log's partition, as KRaft names it. */
-#define LR_METADATA_TOPIC "__cluster_metadata"
+#define LR_METADATA_TOPIC LR_MD_METADATA_TOPIC
 
 /* Fetch version the node speaks to peers: flexible, topic ids, replica
  * broker epochs (KIP-903), diverging epochs. */
@@ -30,6 +30,7 @@ typedef struct lr_npart {
     lr_partition *rep;
     int32_t seen_partition_epoch; /* last metadata applied */
     uint64_t conf_hash;           /* topic configs the log was given */
+    int64_t fetch_after;          /* replica.fetch.backoff.ms after an error */
 } lr_npart;
 
 /* One response slot of an inbound connection, in request order. */
@@ -99,6 +100,12 @@ typedef struct lr_peer {
 
 struct lr_ctl_role;
 
+/* A retired partition directory awaiting removal (topicdirs.c). */
+typedef struct lr_retired {
+    char *name;      /* under log_dir */
+    int64_t due_ms;
+} lr_retired;
+
 struct logrep_node {
     lr_alloc alloc;
     lr_log logger;
@@ -147,6 +154,12 @@ struct logrep_node {
     uint32_t *part_index;
     size_t part_index_cap;
 
+    /* Retired partition directories (topicdirs.c). */
+    lr_retired *retired;
+    size_t n_retired, cap_retired;
+    int dirs_scanned;        /* retired names left by the last run found */
+    int strays_scanned;      /* the first full metadata apply looked for strays */
+
     lr_conn *conns;
     lr_peer *peers;
     int32_t next_correlation;
@@ -181,6 +194,8 @@ lr_npart *lr_node_part(logrep_node *n, const char *topic, int32_t index);
 lr_npart *lr_node_part_by_id(logrep_node *n, const uint8_t id[16], int32_t index);
 /* Adds parts[n_parts - 1] to the index (call right after appending it). */
 int lr_node_part_indexed(logrep_node *n);
+/* Closes parts[i] and drops it from the array and the index. */
+void lr_node_part_remove(logrep_node *n, size_t i);
 lr_peer *lr_node_peer(logrep_node *n, int32_t node_id, int channel);
 /* Sends n->out to a peer, remembering the request. ctx is kept. */
 int lr_node_send_request(logrep_node *n, lr_peer *p, int kind, void *ctx, int64_t now_ms);
@@ -191,6 +206,8 @@ int lr_node_send_request(logrep_node *n, lr_peer *p, int kind, void *ctx, int64_
 int lr_handle_request(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t flen,
                       int64_t now_ms);
 void lr_deferred_poll(logrep_node *n, int64_t now_ms, int force);
+/* Moves p's produce completions into the deferred requests awaiting them. */
+void lr_deferred_collect(logrep_node *n, lr_npart *p);
 void lr_deferred_drop_conn(logrep_node *n, lr_conn *c);
 void lr_deferred_free_all(logrep_node *n);
 
@@ -199,6 +216,20 @@ void lr_broker_tick(logrep_node *n, int64_t now_ms);
 int lr_broker_response(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_ms);
 void lr_broker_request_failed(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_ms);
 int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms);
+
+/* ---- topicdirs.c: retiring partition directories ---- */
+/* Renames log_dir/<topic>-<index> to its -delete name (id: the deleted
+ * topic's id) or, id NULL, a -stray name; durable on return, removed by
+ * lr_dirs_tick after file.delete.delay.ms. 0 or a storage error. */
+int lr_dirs_retire(logrep_node *n, const char *topic, int32_t index, const uint8_t id[16],
+                   int64_t now_ms);
+/* Removes retired directories that are due; on the first call schedules
+ * those a previous run left behind. */
+void lr_dirs_tick(logrep_node *n, int64_t now_ms);
+/* Retires every partition directory this node does not host; sets
+ * strays_scanned when done. Call only with every assigned part open. */
+void lr_dirs_scan_strays(logrep_node *n, int64_t now_ms);
+void lr_dirs_free(logrep_node *n);
 
 /* ---- control.c: the controller role ---- */
 int lr_nctl_new(logrep_node *n, int64_t now_ms);

@@ -247,6 +247,11 @@ void lr_partition_free(lr_partition *p, int abandon)
     lr_free(&a, p, sizeof *p);
 }
 
+void lr_partition_stop(lr_partition *p, int64_t now_ms)
+{
+    complete_parked(p, LOGREP_ERR_NOT_LEADER_OR_FOLLOWER, now_ms);
+}
+
 logrep_log *lr_partition_log(lr_partition *p)
 {
     return p->log;

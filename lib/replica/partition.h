@@ -155,6 +155,10 @@ logrep_log *lr_partition_log(lr_partition *p);
 /* Time and size retention of the log, never past the high watermark.
  * *deleted receives the segments removed. Returns 0 or a storage error. */
 int lr_partition_retention(lr_partition *p, int64_t now_ms, int32_t *deleted);
+/* The replica leaves service (its topic was deleted): parked produces
+ * complete with NOT_LEADER_OR_FOLLOWER, as on a leadership change, so
+ * their requests are answered before the partition is freed. */
+void lr_partition_stop(lr_partition *p, int64_t now_ms);
 
 /* Applies controller metadata. Stale metadata (a lower partition epoch,
  * or a lower leader epoch) is ignored and returns LOGREP_OK. A new leader

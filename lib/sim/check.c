@@ -738,16 +738,39 @@ int lr_sim_check_liveness(logrep_sim *s)
     return 0;
 }
 
+void lr_sim_check_part_init(lr_sim_cpart *cp)
+{
+    memset(cp, 0, sizeof *cp);
+    cp->last_leader_epoch = -1;
+    for (int32_t i = 0; i <= LR_SIM_MAXN; i++)
+        cp->ten_epoch[i] = cp->known_epoch[i] = -1;
+}
+
+static void part_free(lr_sim_cpart *cp)
+{
+    free(cp->c);
+    free(cp->cgen);
+    free(cp->seqs);
+    for (int32_t i = 0; i <= LR_SIM_MAXN; i++) {
+        free(cp->rlog[i].ids);
+        free(cp->rlog[i].epochs);
+    }
+}
+
+void lr_sim_check_topic_deleted(logrep_sim *s)
+{
+    /* A deleted topic's records go with it: a re-created topic starts a
+     * ghost state of its own (epochs, offsets and C from zero). */
+    for (int32_t p = 0; p < LR_SIM_MAXP; p++) {
+        part_free(&s->cp[p]);
+        lr_sim_check_part_init(&s->cp[p]);
+    }
+    s->nacked = 0;
+}
+
 void lr_sim_check_free(logrep_sim *s)
 {
-    for (int32_t p = 0; p < LR_SIM_MAXP; p++) {
-        free(s->cp[p].c);
-        free(s->cp[p].cgen);
-        free(s->cp[p].seqs);
-        for (int32_t i = 0; i <= LR_SIM_MAXN; i++) {
-            free(s->cp[p].rlog[i].ids);
-            free(s->cp[p].rlog[i].epochs);
-        }
-    }
+    for (int32_t p = 0; p < LR_SIM_MAXP; p++)
+        part_free(&s->cp[p]);
     free(s->acked);
 }

@@ -442,6 +442,7 @@ static int start_node(logrep_sim *s, int32_t id)
     SET("eligible.leader.replicas.enable", s->conf.elr_disabled ? "false" : "true");
     SET("log.dirs", "data");
     SET("replica.fetch.wait.max.ms", "50");
+    SET("replica.fetch.backoff.ms", "100");
     snprintf(buf, sizeof buf, "%lld", (long long)s->conf.lag_max_ms);
     SET("replica.lag.time.max.ms", buf);
     snprintf(buf, sizeof buf, "%lld", (long long)s->conf.session_timeout_ms);
@@ -455,6 +456,7 @@ static int start_node(logrep_sim *s, int32_t id)
     snprintf(buf, sizeof buf, "rack%d", id);
     SET("broker.rack", buf);
     SET("segment.bytes", "65536");
+    SET("file.delete.delay.ms", "3000"); /* retired directories go within a scenario */
     if (s->conf.bug && *s->conf.bug)
         SET("logrep.sim.bug", s->conf.bug);
 #undef SET
@@ -682,6 +684,109 @@ LOGREP_API logrep_err logrep_sim_run(logrep_sim *s, int64_t ms)
 
 /* ------------------------------------------------------------ create */
 
+/* Sends s->msg to the first running broker from a one-shot client whose
+ * answer is not read: callers poll the state they wait for. */
+static logrep_err send_oneshot(logrep_sim *s)
+{
+    int32_t to = 1;
+    while (to < s->nb && !s->node[to])
+        to++;
+    const uint8_t *buf;
+    size_t len;
+    if (logrep_msg_encode_flat(s->msg, &buf, &len) != LOGREP_OK)
+        return LOGREP_ERR__NOMEM;
+    lr_sim_actor *a = lr_sim_actor_new(s, ACT_ONESHOT);
+    if (!a)
+        return LOGREP_ERR__NOMEM;
+    a->end = lr_sim_client_connect(s, LR_SIM_ACTOR0 + a->idx, to);
+    a->state = AS_DONE;
+    a->done = 1;
+    lr_sim_client_send(s, a->end, buf, len);
+    return LOGREP_OK;
+}
+
+/* Creates the topic through the controller's API on a broker and waits
+ * until every partition has a leader with a full ISR. */
+static logrep_err create_topic(logrep_sim *s)
+{
+    logrep_msg *m = s->msg;
+    logrep_msg_init_request(m, LOGREP_API_CREATE_TOPICS, 5, 1, "sim");
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_int(root, logrep_struct_field(root, "timeoutMs"), 10000);
+    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
+    logrep_struct *t = logrep_struct_elem(root, logrep_struct_field(root, "Topics"), 0);
+    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), LR_SIM_TOPIC, 1);
+    logrep_struct_set_int(t, logrep_struct_field(t, "NumPartitions"), s->conf.partitions);
+    logrep_struct_set_int(t, logrep_struct_field(t, "ReplicationFactor"), s->conf.replication_factor);
+    logrep_err err = send_oneshot(s);
+    if (err)
+        return err;
+    for (int k = 0; k < 400; k++) {
+        if ((err = logrep_sim_run(s, 25)) != 0)
+            return err;
+        int ready = 1;
+        for (int32_t p = 0; p < s->conf.partitions && ready; p++) {
+            logrep_sim_part v;
+            if (logrep_sim_controller_view(s, p, &v) || v.leader < 0 ||
+                v.n_isr != s->conf.replication_factor)
+                ready = 0;
+            else {
+                logrep_sim_replica r;
+                if (logrep_sim_replica_view(s, v.leader, p, &r) || r.role != 1 ||
+                    r.leader_epoch != v.leader_epoch)
+                    ready = 0;
+            }
+        }
+        if (ready) {
+            lr_sim_trace(s, "sim: topic ready");
+            return LOGREP_OK;
+        }
+    }
+    lr_sim_trace(s, "sim: the topic did not become ready");
+    return LOGREP_ERR__TIMED_OUT;
+}
+
+LOGREP_API logrep_err logrep_sim_create_topic(logrep_sim *s)
+{
+    if (!s || lr_sim_ctl_part(s, 0))
+        return LOGREP_ERR__INVALID_ARG;
+    return create_topic(s);
+}
+
+LOGREP_API logrep_err logrep_sim_delete_topic(logrep_sim *s, int64_t max_ms)
+{
+    if (!s || !lr_sim_ctl_part(s, 0))
+        return LOGREP_ERR__INVALID_ARG;
+    logrep_msg *m = s->msg;
+    logrep_msg_init_request(m, LOGREP_API_DELETE_TOPICS, 4, 2, "sim");
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_int(root, logrep_struct_field(root, "TimeoutMs"), 10000);
+    int ft = logrep_struct_field(root, "TopicNames");
+    logrep_struct_set_count(root, ft, 1);
+    logrep_struct_set_elem_bytes(root, ft, 0, LR_SIM_TOPIC, 1);
+    logrep_err err = send_oneshot(s);
+    for (int64_t t = 0; !err && t < max_ms; t += 25) {
+        if ((err = logrep_sim_run(s, 25)) != 0)
+            return err;
+        int hosted = lr_sim_ctl_part(s, 0) != NULL;
+        for (int32_t id = 1; id <= s->nb && !hosted; id++)
+            for (int32_t p = 0; p < s->conf.partitions; p++)
+                if (s->node[id] && lr_node_part(s->node[id], LR_SIM_TOPIC, p))
+                    hosted = 1;
+        if (!hosted) {
+            lr_sim_trace(s, "sim: topic deleted");
+            lr_sim_check_topic_deleted(s);
+            return LOGREP_OK;
+        }
+    }
+    return err ? err : LOGREP_ERR__TIMED_OUT;
+}
+
+LOGREP_API const logrep_storage *logrep_sim_storage(const logrep_sim *s, int32_t id)
+{
+    return s && id >= 1 && id <= s->nn ? s->st[id] : NULL;
+}
+
 LOGREP_API logrep_err logrep_sim_new(const logrep_sim_conf *conf, logrep_sim **out)
 {
     if (!out)
@@ -721,11 +826,8 @@ LOGREP_API logrep_err logrep_sim_new(const logrep_sim_conf *conf, logrep_sim **o
     s->nn = c.brokers + 1;
     s->trace_cap = c.trace_lines;
     s->trace = calloc((size_t)s->trace_cap, TRACE_W);
-    for (int32_t p = 0; p < LR_SIM_MAXP; p++) {
-        s->cp[p].last_leader_epoch = -1;
-        for (int32_t i = 0; i <= LR_SIM_MAXN; i++)
-            s->cp[p].ten_epoch[i] = s->cp[p].known_epoch[i] = -1;
-    }
+    for (int32_t p = 0; p < LR_SIM_MAXP; p++)
+        lr_sim_check_part_init(&s->cp[p]);
     int err = 0;
     if (!s->trace || logrep_msg_new(NULL, &s->msg) || logrep_msg_new(NULL, &s->rmsg) ||
         logrep_batch_builder_new(NULL, &s->bb) || logrep_batch_reader_new(NULL, &s->rd))
@@ -748,51 +850,7 @@ LOGREP_API logrep_err logrep_sim_new(const logrep_sim_conf *conf, logrep_sim **o
     /* Brokers register and unfence. */
     if ((err = logrep_sim_run(s, 1500)) != 0)
         return err;
-    /* Create the topic through the controller's API on a broker. */
-    logrep_msg *m = s->msg;
-    logrep_msg_init_request(m, LOGREP_API_CREATE_TOPICS, 5, 1, "sim");
-    logrep_struct *root = logrep_msg_root(m);
-    logrep_struct_set_int(root, logrep_struct_field(root, "timeoutMs"), 10000);
-    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
-    logrep_struct *t = logrep_struct_elem(root, logrep_struct_field(root, "Topics"), 0);
-    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), LR_SIM_TOPIC, 1);
-    logrep_struct_set_int(t, logrep_struct_field(t, "NumPartitions"), c.partitions);
-    logrep_struct_set_int(t, logrep_struct_field(t, "ReplicationFactor"), c.replication_factor);
-    const uint8_t *buf;
-    size_t len;
-    if (logrep_msg_encode_flat(m, &buf, &len) != LOGREP_OK)
-        return LOGREP_ERR__NOMEM;
-    lr_sim_actor *a = lr_sim_actor_new(s, ACT_ONESHOT);
-    if (!a)
-        return LOGREP_ERR__NOMEM;
-    a->end = lr_sim_client_connect(s, LR_SIM_ACTOR0 + a->idx, 1);
-    a->state = AS_DONE;
-    a->done = 1; /* the answer is not read: readiness is polled below */
-    lr_sim_client_send(s, a->end, buf, len);
-    /* Wait until every partition has a leader with a full ISR. */
-    for (int k = 0; k < 400; k++) {
-        if ((err = logrep_sim_run(s, 25)) != 0)
-            return err;
-        int ready = 1;
-        for (int32_t p = 0; p < c.partitions && ready; p++) {
-            logrep_sim_part v;
-            if (logrep_sim_controller_view(s, p, &v) || v.leader < 0 ||
-                v.n_isr != c.replication_factor)
-                ready = 0;
-            else {
-                logrep_sim_replica r;
-                if (logrep_sim_replica_view(s, v.leader, p, &r) || r.role != 1 ||
-                    r.leader_epoch != v.leader_epoch)
-                    ready = 0;
-            }
-        }
-        if (ready) {
-            lr_sim_trace(s, "sim: topic ready");
-            return LOGREP_OK;
-        }
-    }
-    lr_sim_trace(s, "sim: the topic did not become ready");
-    return LOGREP_ERR__TIMED_OUT;
+    return create_topic(s);
 }
 
 LOGREP_API void logrep_sim_free(logrep_sim *s)

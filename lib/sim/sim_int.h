@@ -252,6 +252,10 @@ void lr_sim_check_end_offset(logrep_sim *s, lr_sim_actor *a, int64_t end, int fr
                              int32_t epoch);
 void lr_sim_mark_lossy(logrep_sim *s, int32_t id);
 void lr_sim_check_free(logrep_sim *s);
+/* The checker's initial state of one partition. */
+void lr_sim_check_part_init(lr_sim_cpart *cp);
+/* The topic is gone: forget its ghost state and acknowledged writes. */
+void lr_sim_check_topic_deleted(logrep_sim *s);
 int lr_sim_check_liveness(logrep_sim *s);
 /* Controller partition (NULL when unknown). */
 const struct lr_md_partition *lr_sim_ctl_part(logrep_sim *s, int32_t part);

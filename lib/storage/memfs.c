@@ -415,6 +415,40 @@ static logrep_err m_truncate(void *ctx, logrep_file *f, uint64_t size)
     return LOGREP_OK;
 }
 
+static int has_children(mem_fs *fs, const char *dir)
+{
+    size_t len = strlen(dir);
+    for (mem_node *n = fs->nodes; n; n = n->next)
+        if (n->linked && strncmp(n->path, dir, len) == 0 && n->path[len] == '/')
+            return 1;
+    return 0;
+}
+
+/* A directory rename moves every path under it, as rename(2) does. The
+ * target must be absent or empty. */
+static logrep_err move_children(mem_fs *fs, const char *from, const char *to)
+{
+    if (has_children(fs, to))
+        return err_no(fs, LOGREP_ERR__IO, ENOTEMPTY);
+    size_t flen = strlen(from), tlen = strlen(to);
+    for (mem_node *n = fs->nodes; n; n = n->next) {
+        if (!n->linked || strncmp(n->path, from, flen) != 0 || n->path[flen] != '/')
+            continue;
+        size_t rest = strlen(n->path + flen);
+        char *p = lr_malloc(&fs->alloc, tlen + rest + 1);
+        if (!p)
+            return LOGREP_ERR__NOMEM; /* paths moved so far stay moved */
+        memcpy(p, to, tlen);
+        memcpy(p + tlen, n->path + flen, rest + 1);
+        hash_remove(fs, n);
+        lr_strfree(&fs->alloc, n->path);
+        n->path = p;
+        if (hash_add(fs, n) != 0)
+            n->linked = 0; /* cannot happen: removing n made room */
+    }
+    return LOGREP_OK;
+}
+
 static logrep_err m_rename(void *ctx, const char *from, const char *to)
 {
     mem_fs *fs = ctx;
@@ -430,6 +464,14 @@ static logrep_err m_rename(void *ctx, const char *from, const char *to)
     if (!p)
         return LOGREP_ERR__NOMEM;
     mem_node *old = lookup(fs, to);
+    if (old && old->is_dir != n->is_dir) {
+        lr_strfree(&fs->alloc, p);
+        return err_no(fs, LOGREP_ERR__IO, old->is_dir ? EISDIR : ENOTDIR);
+    }
+    if (n->is_dir && (err = move_children(fs, from, to)) != 0) {
+        lr_strfree(&fs->alloc, p);
+        return err;
+    }
     if (old)
         unlink_node(fs, old);
     hash_remove(fs, n);
@@ -449,8 +491,10 @@ static logrep_err m_remove(void *ctx, const char *path)
     if (err)
         return err;
     mem_node *n = lookup(fs, path);
-    if (!n || n->is_dir)
+    if (!n)
         return err_no(fs, LOGREP_ERR__NOENT, ENOENT);
+    if (n->is_dir && has_children(fs, path))
+        return err_no(fs, LOGREP_ERR__IO, ENOTEMPTY);
     unlink_node(fs, n);
     return LOGREP_OK;
 }

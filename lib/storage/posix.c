@@ -124,7 +124,8 @@ static logrep_err p_rename(void *ctx, const char *from, const char *to)
 
 static logrep_err p_remove(void *ctx, const char *path)
 {
-    return unlink(path) ? fail(ctx) : LOGREP_OK;
+    /* remove(3): a file, or an empty directory (retired partitions). */
+    return remove(path) ? fail(ctx) : LOGREP_OK;
 }
 
 static logrep_err p_list(void *ctx, const char *path, logrep_list_fn fn, void *fn_ctx)

@@ -53,8 +53,9 @@ leader_of() { # leader_of TOPIC PARTITION
     K -L -t "$1" 2>/dev/null | sed -n "s/^ *partition $2, leader \([0-9-]*\),.*/\1/p"
 }
 
-# Retention checked every second, for topic_configs.sh.
-CL_EXTRA_PROPS="log.retention.check.interval.ms=1000"
+# Retention checked every second, for topic_configs.sh; retired partition
+# directories go soon (the lifecycle checks wait for it).
+CL_EXTRA_PROPS=$'log.retention.check.interval.ms=1000\nfile.delete.delay.ms=3000'
 cluster_init 3
 cluster_start
 if ! cluster_wait_ready; then
@@ -202,8 +203,104 @@ t_restart() {
 }
 check "full cluster restart keeps all data; partition directories pass logrep verify" t_restart
 
+# ---- topic lifecycle: delete and re-create under a live producer and
+# consumer; the metadata log closed to clients; bad names refused at once
+TOPICS() { timeout 30 python3 "$SRC/topics.py" 127.0.0.1 "$@"; }
+dirs_of() { ls -d "$CL_DIR"/data*/"$1" 2>/dev/null; }
+topic_id_of() { sed -n 's/^topic_id: //p' "$1/partition.metadata"; }
+t_delete_recreate() { # t_delete_recreate PORT RF
+    local port=$1 rf=$2 r d
+    r=$(TOPICS "$port" create dt 1 "$rf"); [ "${r%% *}" = 0 ] || { echo "create: $r"; return 1; }
+    seq 1 100 | sed 's/^/old /' | K -P -t dt -p 0 || return 1
+    [ "$(K -C -t dt -p 0 -o beginning -e -q | grep -c '^old ')" = 100 ] || { echo "100 old records not read"; return 1; }
+    local old_id; old_id=$(topic_id_of "$(dirs_of dt-0 | head -1)")
+    [ -n "$old_id" ] || { echo "no topic id in partition.metadata"; return 1; }
+    timeout 12 kcat -b "$BOOTSTRAP" -C -t dt -p 0 -o beginning -q > "$CL_DIR/live-consumer.out" 2>&1 &
+    local cpid=$!
+    (for i in $(seq 1 50); do echo "live $i"; sleep 0.1; done) |
+        timeout 30 kcat -b "$BOOTSTRAP" -P -t dt -p 0 -X message.timeout.ms=15000 > "$CL_DIR/live-producer.out" 2>&1 &
+    local ppid=$!
+    sleep 1
+    r=$(TOPICS "$port" delete dt); [ "$r" = 0 ] || { echo "delete: $r"; return 1; }
+    for w in $(seq 1 40); do [ -z "$(dirs_of dt-0)" ] && break; sleep 0.25; done
+    # The producer's metadata requests may have auto-created it already.
+    r=$(TOPICS "$port" create dt 1 "$rf"); case "${r%% *}" in 0|36) ;; *) echo "re-create: $r"; return 1 ;; esac
+    wait $ppid; wait $cpid
+    for w in $(seq 1 40); do [ "$(leader_of dt 0)" -ge 1 ] 2>/dev/null && break; sleep 0.25; done
+    seq 1 20 | sed 's/^/new /' | K -P -t dt -p 0 -X message.timeout.ms=15000 || return 1
+    local got; got=$(K -C -t dt -p 0 -o beginning -e -q)
+    [ "$(echo "$got" | grep -c '^old ')" = 0 ] || { echo "the re-created topic serves old records"; return 1; }
+    [ "$(echo "$got" | grep -c '^new ')" = 20 ] || { echo "new records missing: $(echo "$got" | grep -c '^new ')"; return 1; }
+    for i in $(seq 1 "$CL_N"); do kill -0 "$(node_pid "$i")" || { echo "broker $i died"; return 1; }; done
+    # Removed after file.delete.delay.ms; every replica has the new id.
+    for w in $(seq 1 60); do [ -z "$(dirs_of 'dt-0.*-delete')" ] && break; sleep 0.25; done
+    [ -z "$(dirs_of 'dt-0.*-delete')" ] || { echo "left: $(dirs_of 'dt-0.*-delete')"; return 1; }
+    for w in $(seq 1 40); do [ "$(dirs_of dt-0 | wc -l)" = "$rf" ] && break; sleep 0.25; done
+    [ "$(dirs_of dt-0 | wc -l)" = "$rf" ] || { echo "replicas: $(dirs_of dt-0)"; return 1; }
+    for d in $(dirs_of dt-0); do
+        [ "$(topic_id_of "$d")" != "$old_id" ] || { echo "$d has the deleted topic's id"; return 1; }
+    done
+}
+check "delete and re-create under a live producer and consumer (3 nodes): new id, empty log, old directories removed" \
+    t_delete_recreate "$CL_PORT_1" 3
+
+t_metadata_topic() {
+    local out r i
+    out=$(K -L); echo "$out" | grep -q __cluster_metadata && { echo "listed by kcat -L"; return 1; }
+    for i in 1 2; do
+        local port; eval "port=\$CL_PORT_$i"
+        TOPICS "$port" metadata - | grep -q __cluster_metadata && { echo "listed by node $i"; return 1; }
+        r=$(TOPICS "$port" metadata __cluster_metadata); [ "$r" = "__cluster_metadata 17" ] || { echo "metadata: $r"; return 1; }
+        r=$(TOPICS "$port" produce __cluster_metadata 0); [ "$r" = 17 ] || { echo "produce: $r"; return 1; }
+        r=$(TOPICS "$port" fetch __cluster_metadata 0); [ "$r" = 17 ] || { echo "fetch: $r"; return 1; }
+    done
+    r=$(TOPICS "$CL_PORT_1" create __cluster_metadata 1 1)
+    [ "$r" = "42 Creation of internal topic __cluster_metadata is prohibited." ] || { echo "create: $r"; return 1; }
+    local t=$(date +%s)
+    echo x | K -P -t __cluster_metadata 2> "$CL_DIR/md.err" && { echo "kcat -P succeeded"; return 1; }
+    grep -q "Invalid topic" "$CL_DIR/md.err" || { cat "$CL_DIR/md.err"; return 1; }
+    [ $(( $(date +%s) - t )) -le 5 ] || { echo "kcat -P took $(( $(date +%s) - t )) s"; return 1; }
+    # The nodes' own metadata replication goes on.
+    r=$(TOPICS "$CL_PORT_1" create after-md 1 3); [ "${r%% *}" = 0 ] || { echo "create after-md: $r"; return 1; }
+    echo y | K -P -t after-md -p 0 || return 1
+    [ "$(K -C -t after-md -p 0 -o beginning -e -q)" = y ]
+}
+check "__cluster_metadata: not listed, Produce/Fetch/Metadata/CreateTopics refused, replication unaffected" t_metadata_topic
+
+t_bad_names() {
+    local r n long; long=$(printf 'a%.0s' $(seq 250))
+    for n in bad/topic . .. "$long"; do
+        r=$(TOPICS "$CL_PORT_2" create "$n" 1 1)
+        case "$r" in "17 Topic name"*) ;; *) echo "create ${n:0:20}: $r"; return 1 ;; esac
+        r=$(TOPICS "$CL_PORT_2" produce "$n" 0); [ "$r" = 17 ] || { echo "produce ${n:0:20}: $r"; return 1; }
+    done
+    r=$(TOPICS "$CL_PORT_1" create a.b 1 3); [ "${r%% *}" = 0 ] || { echo "create a.b: $r"; return 1; }
+    r=$(TOPICS "$CL_PORT_1" create a_b 1 3)
+    [ "$r" = "17 Topic 'a_b' collides with existing topic: a.b" ] || { echo "create a_b: $r"; return 1; }
+    for n in bad/topic a_b; do
+        local t=$(date +%s)
+        echo x | K -P -t "$n" 2> "$CL_DIR/name.err" && { echo "kcat -P -t $n succeeded"; return 1; }
+        grep -q "Invalid topic" "$CL_DIR/name.err" || { cat "$CL_DIR/name.err"; return 1; }
+        [ $(( $(date +%s) - t )) -le 5 ] || { echo "kcat -P -t $n took $(( $(date +%s) - t )) s"; return 1; }
+    done
+    K -L | grep -q '"a_b"' && { echo "a_b was created"; return 1; }
+    return 0
+}
+check "invalid and colliding names refused at once (Produce auto-creation, CreateTopics)" t_bad_names
+
 # ---- topic configs, LogAppendTime, retention (deletes first segments: last)
 . "$SRC/topic_configs.sh"
+
+# ---- the same lifecycle on one node
+cluster_stop
+CL_EXTRA_PROPS=$'file.delete.delay.ms=3000\ndefault.replication.factor=1\nmin.insync.replicas=1'
+cluster_init 1
+cluster_start
+if cluster_wait_ready; then
+    check "delete and re-create under a live producer and consumer (1 node)" t_delete_recreate "$CL_PORT_1" 1
+else
+    fail "cluster of 1 broker starts" "see logs"
+fi
 
 T=$(( $(date +%s) - T0 ))
 if [ "$FAIL" = 0 ]; then

@@ -114,6 +114,7 @@ void start_node(net *w, int id)
     cr_assert_eq(logrep_conf_set(conf, "min.insync.replicas", "2", NULL, 0), LOGREP_OK);
     cr_assert_eq(logrep_conf_set(conf, "log.dirs", "data", NULL, 0), LOGREP_OK);
     cr_assert_eq(logrep_conf_set(conf, "replica.fetch.wait.max.ms", "50", NULL, 0), LOGREP_OK);
+    cr_assert_eq(logrep_conf_set(conf, "file.delete.delay.ms", "500", NULL, 0), LOGREP_OK);
     eps[id] = (ep){w, id};
     w->tr[id] = (logrep_transport){LOGREP_TRANSPORT_VERSION, &eps[id], t_send, t_connect, t_close};
     if (getenv("LOGREP_TEST_LOG"))

@@ -7,7 +7,7 @@
 
 static const tool_cmd commands[] = {
     {"append", cmd_append, "append [--segment-bytes N] [--epoch E] DIR FILE...   append batches as a leader"},
-    {"verify", cmd_verify, "verify DIR   check every segment, index and checkpoint (exit 1 if inconsistent)"},
+    {"verify", cmd_verify, "verify [--metadata MDDIR] DIR   check every segment, index and checkpoint, and the topic id against the metadata log (MDDIR, or __cluster_metadata-0 beside DIR) (exit 1 if inconsistent)"},
     {"recover", cmd_recover, "recover DIR   run crash recovery and report what was cut and rebuilt"},
     {"offsets", cmd_offsets, "offsets DIR [--time MS]   log start and end offsets, or the offset for a time"},
     {"dump", cmd_dump, "dump [--print-data-log] FILE|DIR...   print record batches like kafka-dump-log"},

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/uuid.h"
 #include "cmd.h"
+#include "controller/metadata.h"
 #include "logrep.h"
 #include "logrep/log.h"
 #include "logrep/storage.h"
@@ -374,10 +376,93 @@ static void verify_epochs(vstate *v)
     free(text);
 }
 
+/* Replays a metadata log directory (the controller's __cluster_metadata-0)
+ * into an image, reading the files only; NULL when it cannot be read. */
+static lr_md_image *load_metadata(const char *mddir)
+{
+    seglist sl;
+    if (list_segments(mddir, &sl))
+        return NULL;
+    lr_md_image *img = lr_md_new(NULL);
+    logrep_batch_reader *r = NULL;
+    if (!img || logrep_batch_reader_new(NULL, &r)) {
+        lr_md_free(img);
+        free(sl.base);
+        return NULL;
+    }
+    for (size_t i = 0; i < sl.n; i++) {
+        char path[4400];
+        seg_path(path, sizeof path, mddir, sl.base[i], ".log");
+        size_t len, pos = 0;
+        uint8_t *log = tool_read_file(path, &len);
+        logrep_batch_header h;
+        while (log && pos < len && logrep_batch_reader_open(r, log + pos, len - pos, &h) == LOGREP_OK) {
+            logrep_record rec;
+            while (!(h.attributes & LOGREP_ATTR_CONTROL) && logrep_batch_reader_next(r, &rec) == LOGREP_OK)
+                if (rec.value_len > 0)
+                    lr_md_apply_bytes(img, rec.value, (size_t)rec.value_len);
+            pos += (size_t)h.batch_length + LOGREP_LOG_OVERHEAD;
+        }
+        free(log);
+    }
+    logrep_batch_reader_free(r);
+    free(sl.base);
+    return img;
+}
+
+/* partition.metadata's topic id against the metadata's for the topic the
+ * directory is named after (KIP-516: a mismatch is a stray directory). */
+static void verify_topic_id(vstate *v, const lr_md_image *img)
+{
+    const char *base = strrchr(v->dir, '/');
+    base = base ? base + 1 : v->dir;
+    const char *dash = strrchr(base, '-');
+    if (!dash || dash == base || !dash[1] || strspn(dash + 1, "0123456789") != strlen(dash + 1))
+        return; /* not a live partition's name (retired, or not a partition) */
+    char topic[LR_MD_MAX_TOPIC_NAME + 1];
+    size_t tl = (size_t)(dash - base);
+    if (tl > LR_MD_MAX_TOPIC_NAME)
+        return;
+    memcpy(topic, base, tl);
+    topic[tl] = 0;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/partition.metadata", v->dir);
+    size_t len;
+    char *text = (char *)tool_read_file(path, &len);
+    const lr_md_topic *t = lr_md_topic_by_name(img, topic);
+    char want[23] = "";
+    if (t)
+        lr_uuid_to_str(t->id, want);
+    const char *id = NULL;
+    for (size_t i = 0; text && i + 10 <= len; i++)
+        if ((i == 0 || text[i - 1] == '\n') && memcmp(text + i, "topic_id: ", 10) == 0) {
+            id = text + i + 10;
+            break;
+        }
+    size_t idlen = id ? strcspn(id, "\n") : 0;
+    if (id && id + idlen > text + len)
+        idlen = (size_t)(text + len - id);
+    if (!t) {
+        printf("INCONSISTENT %s: topic %s is not in the metadata (a stray directory)\n", v->dir, topic);
+        v->bad = 1;
+    } else if (id && (idlen != strlen(want) || memcmp(id, want, idlen) != 0)) {
+        printf("INCONSISTENT %s: topic id %.*s, the metadata has %s for %s (a stray directory)\n",
+               path, (int)(idlen > 64 ? 64 : idlen), id, want, topic);
+        v->bad = 1;
+    }
+    free(text);
+}
+
 int cmd_verify(int argc, char **argv)
 {
+    const char *mddir = NULL;
+    if (argc == 4 && strcmp(argv[1], "--metadata") == 0) {
+        mddir = argv[2];
+        argv += 2;
+        argc -= 2;
+    }
     if (argc != 2) {
-        fprintf(stderr, "usage: logrep verify DIR\n");
+        fprintf(stderr, "usage: logrep verify [--metadata METADATA_DIR] DIR\n");
         return 2;
     }
     seglist sl;
@@ -388,6 +473,27 @@ int cmd_verify(int argc, char **argv)
     for (size_t i = 0; i < sl.n; i++)
         verify_segment(&v, sl.base[i]);
     verify_epochs(&v);
+    /* A controller's log dir holds the metadata log beside the partitions. */
+    char sibling[4200];
+    if (!mddir) {
+        const char *slash = strrchr(argv[1], '/');
+        int dl = slash ? (int)(slash - argv[1]) : 1;
+        snprintf(sibling, sizeof sibling, "%.*s/%s-0", dl, slash ? argv[1] : ".", LR_MD_METADATA_TOPIC);
+        DIR *d = strstr(argv[1], LR_MD_METADATA_TOPIC) ? NULL : opendir(sibling);
+        if (d) {
+            closedir(d);
+            mddir = sibling;
+        }
+    }
+    lr_md_image *img = mddir ? load_metadata(mddir) : NULL;
+    if (mddir && !img) {
+        fprintf(stderr, "logrep: %s: cannot read the metadata log\n", mddir);
+        free(sl.base);
+        return 2;
+    }
+    if (img)
+        verify_topic_id(&v, img);
+    lr_md_free(img);
     printf("%s: %zu segments, log end offset %lld: %s\n", argv[1], sl.n, (long long)v.next,
            v.bad ? "INCONSISTENT" : "ok");
     free(sl.base);
