@@ -653,9 +653,9 @@ static int truncate_for_divergence(lr_partition *p, int32_t epoch, int64_t end)
             target = leo;
     }
     int err = logrep_log_truncate(p->log, target);
+    clamp_hw(p); /* a truncation that fails late may still have cut the log */
     if (err)
         return err;
-    clamp_hw(p);
     LR_LOG(&p->logger, LOGREP_LOG_INFO, "replica",
            "truncated to %lld after diverging epoch %d end %lld", (long long)target, epoch,
            (long long)end);
@@ -702,8 +702,10 @@ int lr_partition_follower_response(lr_partition *p, const lr_follower_fetch *sen
     if (log_start_offset > logrep_log_start_offset(p->log)) {
         int64_t s = log_start_offset < leo ? log_start_offset : leo;
         int err = logrep_log_advance_start(p->log, s);
-        if (err)
+        if (err) {
+            clamp_hw(p);
             return err;
+        }
     }
     p->hw = high_watermark < leo ? high_watermark : leo;
     clamp_hw(p);
