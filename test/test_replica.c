@@ -750,3 +750,27 @@ Test(replica, truncation_failing_late_still_clamps_the_hw)
         cr_assert_lt(k, 200, "the round never completed");
     }
 }
+
+/* Issue 13 (I15, a follower looping "truncated to 1 after diverging epoch
+ * 0 end 5"): a follower whose cached epochs are all newer than the
+ * leader's diverging epoch must cut at the start of its first epoch
+ * (endOffsetFor, replication.md §1.6), not keep its batches below the
+ * leader's end offset and ask again forever. */
+Test(replica, divergence_older_than_every_local_epoch_truncates_to_its_start)
+{
+    cluster c;
+    setup(&c, 2, 1);
+    elect(&c, A, (int[]){A, 0}); /* e0: B never fetches */
+    for (int i = 0; i < 5; i++)
+        produce(&c, A, "x", 1); /* x@0..4(e0) */
+    elect(&c, B, (int[]){B, 0}); /* e1, unclean: A never fetches */
+    produce(&c, B, "y", 1);      /* y@0(e1): B's cache is {e1: 0} */
+    elect(&c, A, (int[]){A, 0}); /* e2, unclean: A answers (e0, 5) */
+    cr_assert_eq(replicate(&c, B), LOGREP_OK);
+    cr_assert_eq(leo(&c, B), 0, "y@0 of e1 is not in A's log");
+    settle(&c);
+    cr_assert_eq(leo(&c, B), 5);
+    assert_value(&c, B, 0, "x");
+    assert_value(&c, B, 4, "x");
+    teardown(&c);
+}
