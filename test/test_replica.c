@@ -774,3 +774,40 @@ Test(replica, divergence_older_than_every_local_epoch_truncates_to_its_start)
     assert_value(&c, B, 4, "x");
     teardown(&c);
 }
+
+/* Issue 13 (I6, HW 96 above ISR member 4's LEO 95): metadata of the very
+ * partition epoch an in-flight ISR expansion was proposed on (delayed
+ * behind the leader's own AlterPartition answer) dropped the proposal, so
+ * the HW passed the joining follower, which the controller then commits
+ * into the ISR. */
+Test(replica, metadata_replay_keeps_an_inflight_expansion_in_the_maximal_isr)
+{
+    cluster c;
+    setup(&c, 3, 1);
+    elect(&c, A, (int[]){A, B, 0});
+    for (int i = 0; i < 5; i++)
+        produce(&c, A, "x", 1);
+    replicate(&c, B);
+    replicate(&c, B);
+    cr_assert_eq(hw(&c, A), 5);
+    replicate(&c, C);
+    replicate(&c, C); /* C reaches the HW: proposed into the ISR */
+    lr_alter_req alt;
+    cr_assert_eq(lr_partition_take_alter(c.p[A], &alt), 1);
+    cr_assert_eq(alt.n_isr, 3);
+    cr_assert_eq(alt.partition_epoch, c.meta.partition_epoch);
+    c.now += LAG + 1; /* C no longer counts as caught up outside the ISR */
+    produce(&c, A, "y", 1);
+    replicate(&c, B);
+    cr_assert_eq(hw(&c, A), 5, "C (LEO 5) is in the maximal ISR");
+    tell(&c, A); /* the state the proposal was made on, again */
+    replicate(&c, B);
+    cr_assert_eq(hw(&c, A), 5, "the proposal is still in flight");
+    c.meta.partition_epoch++;
+    lr_partition_alter_done(c.p[A], LOGREP_OK, c.meta.partition_epoch, alt.isr, alt.n_isr, c.now);
+    cr_assert_eq(hw(&c, A), 5);
+    replicate(&c, C); /* gets y */
+    replicate(&c, C); /* reports LEO 6 */
+    cr_assert_eq(hw(&c, A), 6);
+    teardown(&c);
+}

@@ -301,8 +301,11 @@ int lr_partition_apply(lr_partition *p, const lr_part_meta *m, int64_t now_ms)
 
     if (!new_epoch) {
         /* Same leader epoch: an ISR change (ours committed, or the
-         * controller's). The committed view replaces any proposal. */
-        p->alter_pending = p->alter_in_flight = 0;
+         * controller's). The committed view replaces any proposal made
+         * on an older partition epoch; one made on this very state is
+         * still in flight and its additions still count (maximal ISR). */
+        if (m->partition_epoch > p->alter.partition_epoch)
+            p->alter_pending = p->alter_in_flight = 0;
         if (p->role == LR_ROLE_LEADER) {
             for (int32_t i = 0; i < m->n_replicas; i++) {
                 follower *f = find_follower(p, m->replicas[i]);
