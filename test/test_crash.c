@@ -335,3 +335,42 @@ Test(crash, recovery_cut_is_durable_before_new_appends)
         cr_fini(&r);
     }
 }
+
+/* Issue 13 (I2 after a clean restart): a leader-epoch-checkpoint write that
+ * failed left the epoch in the cache only; the host's retry of the same
+ * assignment saw "unchanged", wrote nothing, and a clean reopen lost the
+ * epoch (so the log never told a follower to truncate). Every write, sync
+ * and namespace call of the assignment fails once. */
+Test(crash, failed_epoch_checkpoint_is_written_again)
+{
+    for (uint64_t n = 1;; n++) {
+        cr_run r;
+        cr_init(&r);
+        logrep_log *log;
+        cr_assert_eq(logrep_log_open(r.conf, r.st, "p/t-0", 0, &log), 0);
+        lt_append(log, 2, 10, 1, 0);
+        uint64_t before = logrep_storage_op_count(r.st, LOGREP_STORAGE_OP_ALL);
+        cr_assert_eq(logrep_storage_crash_inject(r.st, LOGREP_STORAGE_OP_ALL, n,
+                                                 n % 2 ? LOGREP_ERR__IO : LOGREP_ERR__NOSPACE, 0),
+                     0);
+        logrep_err first = logrep_log_epoch_assign(log, 3, 2);
+        uint64_t ops = logrep_storage_op_count(r.st, LOGREP_STORAGE_OP_ALL) - before;
+        logrep_storage_crash_inject(r.st, 0, 0, LOGREP_ERR__IO, 0); /* the fault clears */
+        logrep_err retry = logrep_log_epoch_assign(log, 3, 2); /* the host retries */
+        cr_assert_eq(retry, LOGREP_OK, "fault %llu: retry %s", (unsigned long long)n,
+                     logrep_err_name(retry));
+        lt_append(log, 1, 10, 1, 3);
+        cr_assert_eq(logrep_log_close(log), 0);
+        cr_assert_eq(logrep_log_open(r.conf, r.st, "p/t-0", 0, &log), 0);
+        int32_t e;
+        int64_t end;
+        logrep_log_epoch_end_offset(log, 0, &e, &end);
+        cr_assert(e == 0 && end == 2, "fault %llu (%s): epoch 0 ends at %lld, not 2",
+                  (unsigned long long)n, logrep_err_name(first), (long long)end);
+        logrep_log_close(log);
+        cr_fini(&r);
+        if (first == LOGREP_OK && n > ops)
+            break;
+        cr_assert_lt(n, 100);
+    }
+}

@@ -43,7 +43,8 @@ static void setup(cluster *c, int rf, int min_isr)
     c->rf = rf;
     c->now = 1000;
     for (int id = 1; id <= rf; id++) {
-        cr_assert_eq(logrep_storage_memory_new(NULL, &c->st[id]), LOGREP_OK);
+        /* Crash storage: memory storage that can also inject faults. */
+        cr_assert_eq(logrep_storage_crash_new(NULL, 512, &c->st[id]), LOGREP_OK);
         start_node(c, id, min_isr);
     }
     c->meta.n_replicas = rf;
@@ -113,9 +114,10 @@ static lr_produce_res produce(cluster *c, int id, const char *value, int16_t ack
 }
 
 /* One fetch round trip from follower `id` to its leader. Returns the
- * leader's error. */
-static logrep_err replicate(cluster *c, int id)
+ * leader's error; *applied gets the follower's own result. */
+static logrep_err replicate_res(cluster *c, int id, int *applied)
 {
+    *applied = 0;
     lr_follower_fetch ff;
     if (lr_partition_follower_fetch(c->p[id], &ff) != 0)
         return LOGREP_ERR__AGAIN;
@@ -134,12 +136,20 @@ static logrep_err replicate(cluster *c, int id)
                               (size_t)res.slice.length, &n), LOGREP_OK);
         cr_assert_eq(n, res.slice.length);
     }
-    cr_assert_eq(lr_partition_follower_response(c->p[id], &ff, res.error, res.high_watermark,
-                                                res.log_start_offset, res.diverging_epoch,
-                                                res.diverging_end_offset, bytes,
-                                                (size_t)res.slice.length, c->now), 0);
+    *applied = lr_partition_follower_response(c->p[id], &ff, res.error, res.high_watermark,
+                                              res.log_start_offset, res.diverging_epoch,
+                                              res.diverging_end_offset, bytes,
+                                              (size_t)res.slice.length, c->now);
     free(bytes);
     return res.error;
+}
+
+static logrep_err replicate(cluster *c, int id)
+{
+    int applied;
+    logrep_err e = replicate_res(c, id, &applied);
+    cr_assert_eq(applied, 0, "%s", logrep_err_name(applied));
+    return e;
 }
 
 /* Replicates until nothing changes. */
@@ -697,5 +707,107 @@ Test(replica, lowering_min_isr_unfreezes_the_hw)
     r = produce(&c, A, "y", -1);
     cr_assert_eq(r.error, LOGREP_OK);
     cr_assert(!r.parked);
+    teardown(&c);
+}
+
+/* Issue 13 (I6, HW 7 above LEO 0): a follower told to truncate to its
+ * log start rebuilds its log, and a disk error late in that (the epoch
+ * checkpoint) returned before the HW was clamped to the cut log. Every
+ * storage operation of the truncating round fails once. */
+Test(replica, truncation_failing_late_still_clamps_the_hw)
+{
+    for (uint64_t k = 1;; k++) {
+        cluster c;
+        setup(&c, 2, 1);
+        elect(&c, A, (int[]){A, B, 0}); /* e0 */
+        for (int i = 0; i < 7; i++)
+            produce(&c, A, "x", 1);
+        settle(&c);
+        cr_assert_eq(hw(&c, B), 7);
+        crash(&c, A); /* A loses its disk and wins an unclean election */
+        logrep_storage_free(c.st[A]);
+        cr_assert_eq(logrep_storage_crash_new(NULL, 512, &c.st[A]), LOGREP_OK);
+        restart(&c, A, 1);
+        elect(&c, A, (int[]){A, 0});
+        logrep_storage_crash_inject(c.st[B], LOGREP_STORAGE_OP_ALL, k,
+                                    k % 2 ? LOGREP_ERR__IO : LOGREP_ERR__NOSPACE, 0);
+        uint64_t before = logrep_storage_op_count(c.st[B], LOGREP_STORAGE_OP_ALL);
+        int applied;
+        replicate_res(&c, B, &applied);
+        uint64_t ops = logrep_storage_op_count(c.st[B], LOGREP_STORAGE_OP_ALL) - before;
+        lr_part_status st;
+        lr_partition_status(c.p[B], &st);
+        cr_assert(st.log_start_offset <= st.high_watermark && st.high_watermark <= st.log_end_offset,
+                  "fault %llu (%s): start %lld HW %lld LEO %lld", (unsigned long long)k,
+                  logrep_err_name(applied), (long long)st.log_start_offset,
+                  (long long)st.high_watermark, (long long)st.log_end_offset);
+        int done = applied == 0 && k > ops;
+        if (done)
+            cr_assert_eq(leo(&c, B), 0, "the round truncates to the new leader's log");
+        teardown(&c);
+        if (done)
+            break;
+        cr_assert_lt(k, 200, "the round never completed");
+    }
+}
+
+/* Issue 13 (I15, a follower looping "truncated to 1 after diverging epoch
+ * 0 end 5"): a follower whose cached epochs are all newer than the
+ * leader's diverging epoch must cut at the start of its first epoch
+ * (endOffsetFor, replication.md §1.6), not keep its batches below the
+ * leader's end offset and ask again forever. */
+Test(replica, divergence_older_than_every_local_epoch_truncates_to_its_start)
+{
+    cluster c;
+    setup(&c, 2, 1);
+    elect(&c, A, (int[]){A, 0}); /* e0: B never fetches */
+    for (int i = 0; i < 5; i++)
+        produce(&c, A, "x", 1); /* x@0..4(e0) */
+    elect(&c, B, (int[]){B, 0}); /* e1, unclean: A never fetches */
+    produce(&c, B, "y", 1);      /* y@0(e1): B's cache is {e1: 0} */
+    elect(&c, A, (int[]){A, 0}); /* e2, unclean: A answers (e0, 5) */
+    cr_assert_eq(replicate(&c, B), LOGREP_OK);
+    cr_assert_eq(leo(&c, B), 0, "y@0 of e1 is not in A's log");
+    settle(&c);
+    cr_assert_eq(leo(&c, B), 5);
+    assert_value(&c, B, 0, "x");
+    assert_value(&c, B, 4, "x");
+    teardown(&c);
+}
+
+/* Issue 13 (I6, HW 96 above ISR member 4's LEO 95): metadata of the very
+ * partition epoch an in-flight ISR expansion was proposed on (delayed
+ * behind the leader's own AlterPartition answer) dropped the proposal, so
+ * the HW passed the joining follower, which the controller then commits
+ * into the ISR. */
+Test(replica, metadata_replay_keeps_an_inflight_expansion_in_the_maximal_isr)
+{
+    cluster c;
+    setup(&c, 3, 1);
+    elect(&c, A, (int[]){A, B, 0});
+    for (int i = 0; i < 5; i++)
+        produce(&c, A, "x", 1);
+    replicate(&c, B);
+    replicate(&c, B);
+    cr_assert_eq(hw(&c, A), 5);
+    replicate(&c, C);
+    replicate(&c, C); /* C reaches the HW: proposed into the ISR */
+    lr_alter_req alt;
+    cr_assert_eq(lr_partition_take_alter(c.p[A], &alt), 1);
+    cr_assert_eq(alt.n_isr, 3);
+    cr_assert_eq(alt.partition_epoch, c.meta.partition_epoch);
+    c.now += LAG + 1; /* C no longer counts as caught up outside the ISR */
+    produce(&c, A, "y", 1);
+    replicate(&c, B);
+    cr_assert_eq(hw(&c, A), 5, "C (LEO 5) is in the maximal ISR");
+    tell(&c, A); /* the state the proposal was made on, again */
+    replicate(&c, B);
+    cr_assert_eq(hw(&c, A), 5, "the proposal is still in flight");
+    c.meta.partition_epoch++;
+    lr_partition_alter_done(c.p[A], LOGREP_OK, c.meta.partition_epoch, alt.isr, alt.n_isr, c.now);
+    cr_assert_eq(hw(&c, A), 5);
+    replicate(&c, C); /* gets y */
+    replicate(&c, C); /* reports LEO 6 */
+    cr_assert_eq(hw(&c, A), 6);
     teardown(&c);
 }

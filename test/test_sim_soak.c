@@ -50,7 +50,8 @@ int main(int argc, char **argv)
     const char *one = getenv("LOGREP_SIM_SEED");
     if (one && *one) {
         uint64_t seed = strtoull(one, NULL, 10);
-        int failed = run_seed(seed, bug, stdout, 400);
+        const char *t = getenv("LOGREP_SIM_TAIL"); /* trace lines to print */
+        int failed = run_seed(seed, bug, stdout, t && *t ? atoi(t) : 400);
         printf("%d passed, %d failed\n", !failed, failed);
         return failed;
     }

@@ -219,6 +219,12 @@ LOGREP_API logrep_err logrep_log_flush(logrep_log *log, int64_t now_ms)
             return lr_log_io(log, err);
     }
     log->dir_dirty = 0;
+    /* Recovery re-derives epochs only above the recovery point. */
+    if (log->ec_dirty) {
+        logrep_err err = lr_log_write_epochs(log);
+        if (err)
+            return err;
+    }
     log->recovery_point = log->leo;
     log->unflushed_msgs = 0;
     log->first_unflushed_ms = -1;
@@ -501,7 +507,7 @@ static logrep_err note_epochs(logrep_log *log, const uint8_t *buf, size_t len)
         }
         pos += (size_t)h.batch_length + LOGREP_LOG_OVERHEAD;
     }
-    return any ? lr_log_write_epochs(log) : LOGREP_OK;
+    return any || log->ec_dirty ? lr_log_write_epochs(log) : LOGREP_OK;
 }
 
 static logrep_err append_common(logrep_log *log, const uint8_t *buf, size_t len,
@@ -748,7 +754,8 @@ LOGREP_API logrep_err logrep_log_offset_for_time(logrep_log *log, int64_t ts, in
 
 static logrep_err set_epochs_end(logrep_log *log, int64_t end)
 {
-    return lr_epoch_cache_truncate_end(&log->ec, end) ? lr_log_write_epochs(log) : LOGREP_OK;
+    return lr_epoch_cache_truncate_end(&log->ec, end) || log->ec_dirty ? lr_log_write_epochs(log)
+                                                                       : LOGREP_OK;
 }
 
 static logrep_err remove_segment(logrep_log *log, size_t i)
@@ -889,7 +896,7 @@ LOGREP_API logrep_err logrep_log_epoch_assign(logrep_log *log, int32_t epoch, in
         return LOGREP_ERR__INVALID_ARG;
     int changed;
     logrep_err err = lr_epoch_cache_assign(&log->ec, &log->alloc, epoch, start, &changed);
-    if (!err && changed)
+    if (!err && (changed || log->ec_dirty))
         err = lr_log_write_epochs(log);
     return err;
 }

@@ -160,6 +160,7 @@ struct logrep_log {
     int last_errno;
 
     lr_epoch_cache ec;
+    int ec_dirty; /* the leader-epoch-checkpoint lags ec: a write failed */
     lr_pstate ps;
     uint8_t topic_id[16];
     int has_topic_id;

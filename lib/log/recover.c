@@ -222,11 +222,17 @@ logrep_err lr_log_write_epochs(logrep_log *log)
 {
     size_t size = 32 + log->ec.n * 34;
     char *buf = lr_malloc(&log->alloc, size);
-    if (!buf)
+    if (!buf) {
+        log->ec_dirty = 1;
         return LOGREP_ERR__NOMEM;
+    }
     size_t len = lr_ckpt_format_epochs(log->ec.v, log->ec.n, buf, size);
     logrep_err err = lr_file_replace(log->st, log->dir, "leader-epoch-checkpoint", buf, len);
     lr_free(&log->alloc, buf, size);
+    /* Until a write succeeds every later change, and every flush, writes
+     * again: the cache already holds the change, so "unchanged" is no
+     * proof the file has it. */
+    log->ec_dirty = err != LOGREP_OK;
     return err ? lr_log_io(log, err) : LOGREP_OK;
 }
 

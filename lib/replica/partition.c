@@ -311,8 +311,11 @@ int lr_partition_apply(lr_partition *p, const lr_part_meta *m, int64_t now_ms)
 
     if (!new_epoch) {
         /* Same leader epoch: an ISR change (ours committed, or the
-         * controller's). The committed view replaces any proposal. */
-        p->alter_pending = p->alter_in_flight = 0;
+         * controller's). The committed view replaces any proposal made
+         * on an older partition epoch; one made on this very state is
+         * still in flight and its additions still count (maximal ISR). */
+        if (m->partition_epoch > p->alter.partition_epoch)
+            p->alter_pending = p->alter_in_flight = 0;
         if (p->role == LR_ROLE_LEADER) {
             for (int32_t i = 0; i < m->n_replicas; i++) {
                 follower *f = find_follower(p, m->replicas[i]);
@@ -615,31 +618,6 @@ void lr_partition_follower_fetch_failed(lr_partition *p)
     p->fetch_in_flight = 0;
 }
 
-/* Local end offset of `epoch` with the floor epoch that answers it:
- * floor = largest cached epoch <= epoch (-1 when none). */
-static void local_epoch_end(lr_partition *p, int32_t epoch, int32_t *floor, int64_t *end)
-{
-    *floor = -1;
-    *end = -1;
-    int32_t e;
-    int64_t s;
-    size_t i = 0;
-    int64_t next_start = -1;
-    int found = 0;
-    while (logrep_log_epoch_entry(p->log, i, &e, &s) == LOGREP_OK) {
-        if (e <= epoch) {
-            *floor = e;
-            found = 1;
-        } else if (found && next_start < 0) {
-            next_start = s;
-        }
-        i++;
-    }
-    if (!found)
-        return;
-    *end = next_start >= 0 ? next_start : logrep_log_end_offset(p->log);
-}
-
 /* KIP-279 truncation step for a leader's (epoch, end offset) answer. */
 static int truncate_for_divergence(lr_partition *p, int32_t epoch, int64_t end)
 {
@@ -650,12 +628,15 @@ static int truncate_for_divergence(lr_partition *p, int32_t epoch, int64_t end)
     } else if (epoch < 0) {
         target = end < leo ? end : leo;
     } else {
-        int32_t floor;
+        /* Our own endOffsetFor(epoch): with no cached epoch <= `epoch` it
+         * is (epoch, start of our first epoch), so our batches of later
+         * epochs go even when the leader's end offset is above them. */
+        int32_t local_epoch;
         int64_t local_end;
-        local_epoch_end(p, epoch, &floor, &local_end);
-        if (floor < 0) {
-            target = end; /* nothing <= epoch here */
-        } else if (floor == epoch) {
+        logrep_log_epoch_end_offset(p->log, epoch, &local_epoch, &local_end);
+        if (local_end < 0) {
+            target = end; /* no epochs cached here */
+        } else if (local_epoch == epoch) {
             target = local_end < end ? local_end : end;
         } else {
             target = local_end; /* we never had `epoch`: another round */
@@ -664,9 +645,9 @@ static int truncate_for_divergence(lr_partition *p, int32_t epoch, int64_t end)
             target = leo;
     }
     int err = logrep_log_truncate(p->log, target);
+    clamp_hw(p); /* a truncation that fails late may still have cut the log */
     if (err)
         return err;
-    clamp_hw(p);
     LR_LOG(&p->logger, LOGREP_LOG_INFO, "replica",
            "truncated to %lld after diverging epoch %d end %lld", (long long)target, epoch,
            (long long)end);
@@ -713,8 +694,10 @@ int lr_partition_follower_response(lr_partition *p, const lr_follower_fetch *sen
     if (log_start_offset > logrep_log_start_offset(p->log)) {
         int64_t s = log_start_offset < leo ? log_start_offset : leo;
         int err = logrep_log_advance_start(p->log, s);
-        if (err)
+        if (err) {
+            clamp_hw(p);
             return err;
+        }
     }
     p->hw = high_watermark < leo ? high_watermark : leo;
     clamp_hw(p);

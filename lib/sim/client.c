@@ -257,7 +257,7 @@ static void on_produce(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
     if (err == 0) {
         if (a->acks == -1) {
             lr_sim_check_ack(s, a->partition, first, a->batch_n, base, (uint32_t)a->batch_gen,
-                             a->idempotent);
+                             a->served_epoch);
             s->stats.acked += a->batch_n;
         }
         batch_done(s, a);
@@ -329,17 +329,6 @@ static int parse_records(logrep_sim *s, lr_sim_actor *a, const uint8_t *recs, in
 
 /* The leader epoch of the replica the actor asked, as it stands now
  * (epochs only grow, so a zombie is still one when its answer arrives). */
-static int32_t served_epoch(logrep_sim *s, const lr_sim_actor *a)
-{
-    if (a->leader < 1 || a->leader > s->nn || !s->node[a->leader])
-        return -1;
-    logrep_partition_info pi;
-    for (size_t i = 0; logrep_node_partition(s->node[a->leader], i, &pi) == LOGREP_OK; i++)
-        if (pi.partition == a->partition)
-            return pi.leader_epoch;
-    return -1;
-}
-
 static void on_fetch(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
 {
     logrep_struct *rp = el(el(root, "Responses", 0), "Partitions", 0);
@@ -367,7 +356,7 @@ static void on_fetch(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
         a->r_records = n;
     else
         a->position = next;
-    lr_sim_check_end_offset(s, a, fi(rp, "HighWatermark"), 0, served_epoch(s, a));
+    lr_sim_check_end_offset(s, a, fi(rp, "HighWatermark"), 0, a->served_epoch);
 }
 
 static void on_list(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
@@ -391,7 +380,7 @@ static void on_list(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
 }
 
 void lr_sim_actor_frame(logrep_sim *s, lr_sim_actor *a, uint64_t end, const uint8_t *data,
-                        size_t len)
+                        size_t len, int32_t served_epoch)
 {
     if (end != a->end || a->state == AS_IDLE || (a->state == AS_DONE && a->kind != ACT_ONESHOT))
         return;
@@ -404,6 +393,7 @@ void lr_sim_actor_frame(logrep_sim *s, lr_sim_actor *a, uint64_t end, const uint
         return;
     }
     logrep_struct *root = logrep_msg_root(s->rmsg);
+    a->served_epoch = served_epoch;
     int state = a->state;
     finish_request(s, a);
     switch (state) {

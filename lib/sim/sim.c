@@ -120,10 +120,12 @@ static int heap_insert(logrep_sim *s, lr_sim_ev e)
     return 0;
 }
 
-int lr_sim_push(logrep_sim *s, int64_t t, int kind, int32_t who, uint64_t end, const uint8_t *data,
-                size_t len)
+static int push_served(logrep_sim *s, int64_t t, int kind, int32_t who, uint64_t end,
+                       const uint8_t *data, size_t len, const int32_t *served)
 {
-    lr_sim_ev e = {t, s->seq++, kind, who, end, 0, NULL, len};
+    lr_sim_ev e = {t, s->seq++, kind, who, end, 0, NULL, len, {0}};
+    for (int32_t p = 0; p < LR_SIM_MAXP; p++)
+        e.served[p] = served ? served[p] : -1;
     if (who >= 1 && who <= s->nn)
         e.inc = s->inc[who];
     if (data) {
@@ -136,6 +138,12 @@ int lr_sim_push(logrep_sim *s, int64_t t, int kind, int32_t who, uint64_t end, c
     if (err)
         free(e.data);
     return err;
+}
+
+int lr_sim_push(logrep_sim *s, int64_t t, int kind, int32_t who, uint64_t end, const uint8_t *data,
+                size_t len)
+{
+    return push_served(s, t, kind, who, end, data, len, NULL);
 }
 
 static lr_sim_ev pop(logrep_sim *s)
@@ -231,7 +239,8 @@ static int64_t latency(logrep_sim *s, int32_t from, int32_t to)
 
 /* Schedules a frame from end e to its peer. Returns 0 or an error when
  * the connection is gone. */
-static int net_send(logrep_sim *s, uint64_t e, const uint8_t *buf, size_t len)
+static int net_send(logrep_sim *s, uint64_t e, const uint8_t *buf, size_t len,
+                    const int32_t *served)
 {
     if (!end_ok(s, e))
         return LOGREP_ERR__IO;
@@ -250,7 +259,7 @@ static int net_send(logrep_sim *s, uint64_t e, const uint8_t *buf, size_t len)
             t = s->ends[p].last_t;
         s->ends[p].last_t = t;
     }
-    return lr_sim_push(s, t, EV_FRAME, to, p, buf, len);
+    return push_served(s, t, EV_FRAME, to, p, buf, len, served);
 }
 
 static logrep_err t_send(void *ctx, uint64_t c, const logrep_seg *segs, size_t nsegs)
@@ -276,7 +285,16 @@ static logrep_err t_send(void *ctx, uint64_t c, const logrep_seg *segs, size_t n
             memcpy(buf + at, segs[i].data, segs[i].len);
         at += segs[i].len;
     }
-    int err = net_send(s, c, buf, total);
+    /* The epochs the node answers in, for the checker's zombie rules. */
+    int32_t served[LR_SIM_MAXP];
+    for (int32_t p = 0; p < LR_SIM_MAXP; p++)
+        served[p] = -1;
+    logrep_partition_info pi;
+    if (s->ends[s->ends[c].peer].owner >= LR_SIM_ACTOR0 && s->node[x->id])
+        for (size_t i = 0; logrep_node_partition(s->node[x->id], i, &pi) == LOGREP_OK; i++)
+            if (pi.partition >= 0 && pi.partition < LR_SIM_MAXP && !strcmp(pi.topic, LR_SIM_TOPIC))
+                served[pi.partition] = pi.leader_epoch;
+    int err = net_send(s, c, buf, total, served);
     free(buf);
     return err ? LOGREP_ERR__IO : LOGREP_OK;
 }
@@ -313,7 +331,7 @@ uint64_t lr_sim_client_connect(logrep_sim *s, int32_t owner, int32_t to)
 
 int lr_sim_client_send(logrep_sim *s, uint64_t end, const uint8_t *buf, size_t len)
 {
-    return net_send(s, end, buf, len);
+    return net_send(s, end, buf, len, NULL);
 }
 
 static void reset_between(logrep_sim *s, int32_t a, int32_t b)
@@ -622,7 +640,11 @@ static void deliver(logrep_sim *s, lr_sim_ev *e)
             s->in_node = 0;
         } else if (end->owner >= LR_SIM_ACTOR0 &&
                    (size_t)(end->owner - LR_SIM_ACTOR0) < s->nactors) {
-            lr_sim_actor_frame(s, &s->actors[end->owner - LR_SIM_ACTOR0], e->end, e->data, e->len);
+            lr_sim_actor *a = &s->actors[end->owner - LR_SIM_ACTOR0];
+            lr_sim_actor_frame(s, a, e->end, e->data, e->len,
+                               a->partition >= 0 && a->partition < LR_SIM_MAXP
+                                   ? e->served[a->partition]
+                                   : -1);
         }
         return;
     }

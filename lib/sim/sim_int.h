@@ -27,6 +27,9 @@ typedef struct lr_sim_ev {
     uint32_t inc;      /* node incarnation the event was made for */
     uint8_t *data;     /* FRAME */
     size_t len;
+    /* FRAME from a node to a client: the node's leader epoch of each
+     * partition when it answered (-1 none), not when the answer lands. */
+    int32_t served[LR_SIM_MAXP];
 } lr_sim_ev;
 
 /* One end of a connection. Ids are never reused. */
@@ -75,6 +78,7 @@ typedef struct lr_sim_actor {
     int32_t max_records;
     int32_t leader;          /* guess, -1 unknown */
     int32_t leader_epoch;
+    int32_t served_epoch;    /* the answering node's epoch of the partition */
     uint64_t end;            /* connection end of the request in flight */
     int32_t corr;
     int64_t deadline;        /* client-side request timeout */
@@ -226,7 +230,7 @@ uint64_t lr_sim_rand(logrep_sim *s, uint64_t n);
 /* client.c */
 void lr_sim_actor_timer(logrep_sim *s, lr_sim_actor *a);
 void lr_sim_actor_frame(logrep_sim *s, lr_sim_actor *a, uint64_t end, const uint8_t *data,
-                        size_t len);
+                        size_t len, int32_t served_epoch);
 void lr_sim_actor_closed(logrep_sim *s, lr_sim_actor *a, uint64_t end);
 lr_sim_actor *lr_sim_actor_new(logrep_sim *s, int kind);
 /* Record ids: writer (16 bits) | session (16 bits) | sequence (32 bits). */
@@ -242,7 +246,7 @@ void lr_sim_check(logrep_sim *s);
 const lr_sim_rlog *lr_sim_replica_log(logrep_sim *s, int32_t id, int32_t part);
 /* Client outcomes. */
 void lr_sim_check_ack(logrep_sim *s, int32_t part, uint64_t first_id, int32_t n, int64_t base,
-                      uint32_t gen_at_send, int idempotent);
+                      uint32_t gen_at_send, int32_t served_epoch);
 void lr_sim_check_not_appended(logrep_sim *s, int32_t part, uint64_t first_id, int32_t n);
 /* batch_epoch: the epoch the record's batch was written in. */
 void lr_sim_check_read(logrep_sim *s, int32_t part, int64_t offset, uint64_t id,
