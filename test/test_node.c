@@ -26,33 +26,7 @@
 static int create_topic_code(net *w, int via, const char *name, int parts, int rf, char *msg,
                              size_t msize, uint8_t id[16])
 {
-    logrep_msg *m, *r;
-    logrep_msg_new(NULL, &m);
-    logrep_msg_new(NULL, &r);
-    cr_assert_eq(logrep_msg_init_request(m, LOGREP_API_CREATE_TOPICS, 7, 7, "test"), LOGREP_OK);
-    logrep_struct *root = logrep_msg_root(m);
-    logrep_struct_set_int(root, logrep_struct_field(root, "timeoutMs"), 10000);
-    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
-    logrep_struct *t = elem(root, "Topics", 0);
-    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), name, (int32_t)strlen(name));
-    logrep_struct_set_int(t, logrep_struct_field(t, "NumPartitions"), parts);
-    logrep_struct_set_int(t, logrep_struct_field(t, "ReplicationFactor"), rf);
-    uint64_t c = client_send(w, via, m);
-    client_wait(w, c, LOGREP_API_CREATE_TOPICS, 7, r, 5000);
-    logrep_struct *rt = elem(logrep_msg_root(r), "Topics", 0);
-    cr_assert_eq(logrep_msg_correlation_id(r), 7);
-    int code = (int)fint(rt, "ErrorCode");
-    if (msg) {
-        const uint8_t *p = NULL;
-        int32_t len = -1;
-        logrep_struct_bytes(rt, logrep_struct_field(rt, "ErrorMessage"), &p, &len);
-        snprintf(msg, msize, "%.*s", len > 0 ? (int)len : 0, p ? (const char *)p : "");
-    }
-    if (id)
-        memcpy(id, logrep_struct_uuid(rt, logrep_struct_field(rt, "TopicId")), 16);
-    logrep_msg_free(m);
-    logrep_msg_free(r);
-    return code;
+    return create_topic_full(w, via, name, parts, rf, NULL, msg, msize, id);
 }
 
 

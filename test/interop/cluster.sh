@@ -9,6 +9,15 @@
 #   cluster_wait_ready     until kcat -L lists every started broker
 #   cluster_stop           SIGTERM all, SIGKILL stragglers, remove the dir
 #   BOOTSTRAP              127.0.0.1:port,... of the PLAINTEXT listeners
+#
+# A suite sets SUITE (its name in every line) and uses the bookkeeping:
+#   check NAME CMD...      runs CMD in this shell (node pids stay known),
+#                          output in $CL_DIR/check.out; its lines starting
+#                          with "note: " are appended to the ok line
+#   pass NAME / fail NAME [WHY]
+#   suite_exit             the summary line and the exit status
+#   suite_traps            on exit: the nodes' log tails after a failure,
+#                          then cluster_stop
 
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
@@ -111,4 +120,43 @@ cluster_stop() {
     if [ -n "${CL_DIR:-}" ] && [ -d "$CL_DIR" ]; then
         if [ -n "${KEEP_CLUSTER_DIR:-}" ]; then echo "kept $CL_DIR" >&2; else rm -rf "$CL_DIR"; fi
     fi
+}
+
+PASS=0
+FAIL=0
+FAILED=""
+pass() { PASS=$((PASS+1)); echo "$SUITE: ok   $1"; }
+fail() { FAIL=$((FAIL+1)); FAILED="$FAILED; $1"; echo "$SUITE: FAIL $1${2:+: $2}"; }
+check() {
+    local name=$1; shift
+    if "$@" > "$CL_DIR/check.out" 2>&1; then
+        pass "$name$(sed -n 's/^note: /: /p' "$CL_DIR/check.out" | tr -d '\n')"
+    else
+        fail "$name" "$(grep -v '^%[0-9]|' "$CL_DIR/check.out" | tail -5)"
+    fi
+}
+
+suite_on_exit() {
+    if [ "$FAIL" != 0 ] && [ -n "${CL_DIR:-}" ] && [ -d "$CL_DIR" ]; then
+        local i
+        for i in $(seq 1 "${CL_N:-0}"); do
+            echo "---- node $i log (last 15 lines)"
+            tail -15 "$CL_DIR/node$i.log" 2>/dev/null
+        done
+    fi
+    cluster_stop
+}
+suite_traps() {
+    trap suite_on_exit EXIT
+    trap 'exit 130' INT TERM
+}
+
+suite_exit() { # suite_exit T0
+    local t=$(( $(date +%s) - $1 ))
+    if [ "$FAIL" = 0 ]; then
+        echo "$SUITE: $PASS checks passed, 0 failed (${t} s)"
+        exit 0
+    fi
+    echo "$SUITE: $PASS checks passed, $FAIL FAILED (${t} s):${FAILED}"
+    exit 1
 }

@@ -14,36 +14,14 @@ B=${1:-build}
 SRC=$(cd "$(dirname "$0")" && pwd)
 BROKER=$B/logrep-broker
 T0=$(date +%s)
-PASS=0
-FAIL=0
-FAILED=""
+SUITE=restart
 [ -x "$BROKER" ] || { echo "restart: $BROKER missing"; exit 1; }
 command -v kcat >/dev/null || { echo "restart: kcat missing (make deps)"; exit 1; }
 
 . "$SRC/cluster.sh"
 
-on_exit() {
-    if [ "$FAIL" != 0 ] && [ -n "${CL_DIR:-}" ] && [ -d "$CL_DIR" ]; then
-        for i in $(seq 1 "${CL_N:-0}"); do
-            echo "---- node $i log (last 15 lines)"
-            tail -15 "$CL_DIR/node$i.log" 2>/dev/null
-        done
-    fi
-    cluster_stop
-}
-trap on_exit EXIT
-trap 'exit 130' INT TERM
+suite_traps
 
-pass() { PASS=$((PASS+1)); echo "restart: ok   $1"; }
-fail() { FAIL=$((FAIL+1)); FAILED="$FAILED; $1"; echo "restart: FAIL $1${2:+: $2}"; }
-check() { # check NAME COMMAND...
-    local name=$1; shift
-    if "$@" > "$CL_DIR/check.out" 2>&1; then
-        pass "$name$(grep -h '^readable' "$CL_DIR/check.out" | sed 's/^/: /')"
-    else
-        fail "$name" "$(grep -v '^%[0-9]|' "$CL_DIR/check.out" | tail -5)"
-    fi
-}
 K() { timeout 30 kcat -b "$BOOTSTRAP" -X socket.timeout.ms=20000 "$@"; }
 now_ms() { date +%s%3N; }
 
@@ -71,7 +49,7 @@ wait_readable() {
     while [ $(( $(now_ms) - start )) -lt 60000 ]; do
         got=$(read_all)
         if [ "$got" = "$(cat "$want")" ]; then
-            echo "readable $(( $(now_ms) - start )) ms after the last node started"
+            echo "note: readable $(( $(now_ms) - start )) ms after the last node started"
             return 0
         fi
         sleep 0.5
@@ -123,10 +101,4 @@ check "3 nodes, SIGTERM controller last, all restarted: every acknowledged recor
 check "3 nodes, kill -9 of all at once, all restarted: every acknowledged record readable" \
     t_cluster kill-all r-kill
 
-T=$(( $(date +%s) - T0 ))
-if [ "$FAIL" = 0 ]; then
-    echo "restart: $PASS checks passed, 0 failed (${T} s)"
-    exit 0
-fi
-echo "restart: $PASS checks passed, $FAIL FAILED (${T} s):${FAILED}"
-exit 1
+suite_exit "$T0"

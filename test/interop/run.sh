@@ -14,9 +14,7 @@ BROKER=$B/logrep-broker
 LOGREP=$B/logrep
 RDK_CHECK=$B/test/rdk_check
 T0=$(date +%s)
-PASS=0
-FAIL=0
-FAILED=""
+SUITE=interop
 
 for f in "$BROKER" "$LOGREP" "$RDK_CHECK"; do
     [ -x "$f" ] || { echo "interop: $f missing"; exit 1; }
@@ -25,28 +23,8 @@ command -v kcat >/dev/null || { echo "interop: kcat missing (make deps)"; exit 1
 
 . "$SRC/cluster.sh"
 
-on_exit() {
-    if [ "$FAIL" != 0 ] && [ -n "${CL_DIR:-}" ] && [ -d "$CL_DIR" ]; then
-        for i in 1 2 3; do
-            echo "---- node $i log (last 15 lines)"
-            tail -15 "$CL_DIR/node$i.log" 2>/dev/null
-        done
-    fi
-    cluster_stop
-}
-trap on_exit EXIT
-trap 'exit 130' INT TERM
+suite_traps
 
-pass() { PASS=$((PASS+1)); echo "interop: ok   $1"; }
-fail() { FAIL=$((FAIL+1)); FAILED="$FAILED; $1"; echo "interop: FAIL $1${2:+: $2}"; }
-check() { # check NAME COMMAND... (runs in this shell: node pids stay known)
-    local name=$1; shift
-    if "$@" > "$CL_DIR/check.out" 2>&1; then
-        pass "$name"
-    else
-        fail "$name" "$(grep -v '^%[0-9]|' "$CL_DIR/check.out" | tail -5)"
-    fi
-}
 K() { timeout 30 kcat -b "$BOOTSTRAP" -X socket.timeout.ms=20000 "$@"; }
 
 leader_of() { # leader_of TOPIC PARTITION
@@ -302,10 +280,4 @@ else
     fail "cluster of 1 broker starts" "see logs"
 fi
 
-T=$(( $(date +%s) - T0 ))
-if [ "$FAIL" = 0 ]; then
-    echo "interop: $PASS checks passed, 0 failed (${T} s)"
-    exit 0
-fi
-echo "interop: $PASS checks passed, $FAIL FAILED (${T} s):${FAILED}"
-exit 1
+suite_exit "$T0"

@@ -270,13 +270,13 @@ int client_closed(net *w, uint64_t c)
     return c >= MAXCONN || !w->conns[c].used;
 }
 
-void create_topic_with(net *w, int via, const char *name, int parts, int rf,
-                       const char *const *configs)
+int create_topic_full(net *w, int via, const char *name, int parts, int rf,
+                      const char *const *configs, char *msg, size_t msize, uint8_t id[16])
 {
     logrep_msg *m, *r;
     logrep_msg_new(NULL, &m);
     logrep_msg_new(NULL, &r);
-    cr_assert_eq(logrep_msg_init_request(m, LOGREP_API_CREATE_TOPICS, 5, 7, "test"), LOGREP_OK);
+    cr_assert_eq(logrep_msg_init_request(m, LOGREP_API_CREATE_TOPICS, 7, 7, "test"), LOGREP_OK);
     logrep_struct *root = logrep_msg_root(m);
     logrep_struct_set_int(root, logrep_struct_field(root, "timeoutMs"), 10000);
     logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
@@ -296,12 +296,28 @@ void create_topic_with(net *w, int via, const char *name, int parts, int rf,
                                 (int32_t)strlen(configs[2 * i + 1]));
     }
     uint64_t c = client_send(w, via, m);
-    client_wait(w, c, LOGREP_API_CREATE_TOPICS, 5, r, 5000);
+    client_wait(w, c, LOGREP_API_CREATE_TOPICS, 7, r, 5000);
     logrep_struct *rt = elem(logrep_msg_root(r), "Topics", 0);
-    cr_assert_eq(fint(rt, "ErrorCode"), 0, "create: %s", logrep_err_name((int)fint(rt, "ErrorCode")));
     cr_assert_eq(logrep_msg_correlation_id(r), 7);
+    int code = (int)fint(rt, "ErrorCode");
+    if (msg) {
+        const uint8_t *p = NULL;
+        int32_t len = -1;
+        logrep_struct_bytes(rt, logrep_struct_field(rt, "ErrorMessage"), &p, &len);
+        snprintf(msg, msize, "%.*s", len > 0 ? (int)len : 0, p ? (const char *)p : "");
+    }
+    if (id)
+        memcpy(id, logrep_struct_uuid(rt, logrep_struct_field(rt, "TopicId")), 16);
     logrep_msg_free(m);
     logrep_msg_free(r);
+    return code;
+}
+
+void create_topic_with(net *w, int via, const char *name, int parts, int rf,
+                       const char *const *configs)
+{
+    int code = create_topic_full(w, via, name, parts, rf, configs, NULL, 0, NULL);
+    cr_assert_eq(code, 0, "create: %s", logrep_err_name(code));
 }
 
 void create_topic_cfg(net *w, int via, const char *name, int parts, int rf, const char *key,

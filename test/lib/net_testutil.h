@@ -75,7 +75,12 @@ int64_t fint(logrep_struct *s, const char *name);
 void create_topic_cfg(net *w, int via, const char *name, int parts, int rf, const char *key,
                       const char *value);
 void create_topic(net *w, int via, const char *name, int parts, int rf);
-/* The same with config name/value pairs (NULL-terminated, or NULL). */
+/* CreateTopics v7 of one topic with config name/value pairs
+ * (NULL-terminated, or NULL); returns its error code, the message into msg
+ * and the topic id into id (either may be NULL). */
+int create_topic_full(net *w, int via, const char *name, int parts, int rf,
+                      const char *const *configs, char *msg, size_t msize, uint8_t id[16]);
+/* The same asserting success. */
 void create_topic_with(net *w, int via, const char *name, int parts, int rf,
                        const char *const *configs);
 /* Name/value pairs, NULL-terminated, that every node a test starts also
