@@ -754,7 +754,7 @@ Test(replica, truncation_failing_late_still_clamps_the_hw)
 /* Issue 13 (I15, a follower looping "truncated to 1 after diverging epoch
  * 0 end 5"): a follower whose cached epochs are all newer than the
  * leader's diverging epoch must cut at the start of its first epoch
- * (endOffsetFor, replication.md §1.6), not keep its batches below the
+ * (endOffsetFor, docs/storage.md), not keep its batches below the
  * leader's end offset and ask again forever. */
 Test(replica, divergence_older_than_every_local_epoch_truncates_to_its_start)
 {

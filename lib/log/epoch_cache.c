@@ -1,5 +1,5 @@
 /* Leader-epoch cache: epoch -> first offset written in it (Kafka's
- * LeaderEpochFileCache, rules in replication.md §1.6). Both columns are
+ * LeaderEpochFileCache, rules in docs/storage.md). Both columns are
  * strictly increasing. */
 #include "log/log_int.h"
 

@@ -58,7 +58,7 @@ typedef struct lr_epoch_cache {
 } lr_epoch_cache;
 
 void lr_epoch_cache_free(lr_epoch_cache *c, const lr_alloc *a);
-/* The rules of replication.md §1.6. *changed is set when entries moved. */
+/* The rules of docs/storage.md (leader epochs). *changed is set when entries moved. */
 logrep_err lr_epoch_cache_assign(lr_epoch_cache *c, const lr_alloc *a, int32_t epoch,
                                  int64_t start, int *changed);
 int lr_epoch_cache_truncate_end(lr_epoch_cache *c, int64_t end);
