@@ -291,7 +291,7 @@ Test(replica, not_enough_replicas_before_and_after_append)
     d.now += LAG + 1;
     lr_partition_tick(d.p[A], d.now);
     lr_alter_req alt;
-    cr_assert_eq(lr_partition_take_alter(d.p[A], &alt), 1);
+    cr_assert_eq(lr_partition_take_alter(d.p[A], &alt, d.now), 1);
     cr_assert_eq(alt.n_isr, 2, "C is dropped");
     lr_partition_alter_done(d.p[A], LOGREP_OK, alt.partition_epoch + 1, alt.isr, alt.n_isr, d.now);
     lr_produce_res done;
@@ -329,7 +329,7 @@ Test(replica, isr_shrink_then_expand_needs_hw_and_leso)
     replicate(&c, B);
     lr_partition_tick(c.p[A], c.now);
     lr_alter_req alt;
-    cr_assert_eq(lr_partition_take_alter(c.p[A], &alt), 1);
+    cr_assert_eq(lr_partition_take_alter(c.p[A], &alt, c.now), 1);
     cr_assert_eq(alt.n_isr, 2);
     cr_assert_eq(alt.isr[0], A);
     cr_assert_eq(alt.isr[1], B);
@@ -344,13 +344,88 @@ Test(replica, isr_shrink_then_expand_needs_hw_and_leso)
     /* C catches up and is proposed back. */
     replicate(&c, C);
     replicate(&c, C);
-    cr_assert_eq(lr_partition_take_alter(c.p[A], &alt), 1);
+    cr_assert_eq(lr_partition_take_alter(c.p[A], &alt, c.now), 1);
     cr_assert_eq(alt.n_isr, 3);
     cr_assert_eq(alt.broker_epochs[2], 100 + C, "broker epoch from C's fetch");
     lr_part_status s;
     lr_partition_status(c.p[A], &s);
     cr_assert_eq(s.isr_shrinks, 1);
     cr_assert_eq(s.isr_expands, 1);
+    teardown(&c);
+}
+
+/* An ISR expansion whose answer is lost (timeout, dropped connection) may
+ * have been committed: the controller's ISR then holds the new member, so
+ * the HW must keep waiting for it until newer metadata settles the
+ * outcome. Found by soak seed 100040068: the leader dropped the proposal
+ * on a timed-out AlterPartition, advanced its HW past the new member, and
+ * the metadata that arrived next showed that member in the ISR. */
+Test(replica, lost_alter_answer_keeps_maximal_isr)
+{
+    cluster c;
+    setup(&c, 3, 2);
+    elect(&c, A, (int[]){A, B, 0});
+    produce(&c, A, "v", 1);
+    settle(&c);
+    lr_alter_req alt;
+    cr_assert_eq(lr_partition_take_alter(c.p[A], &alt, c.now), 1);
+    cr_assert_eq(alt.n_isr, 3, "C caught up and is proposed");
+    /* The controller commits it, but the answer never arrives. */
+    c.meta.partition_epoch++;
+    c.meta.n_isr = 3;
+    c.meta.isr[2] = C;
+    lr_partition_alter_done(c.p[A], LOGREP_ERR__IO, 0, NULL, 0, c.now);
+    cr_assert_eq(lr_partition_take_alter(c.p[A], &alt, c.now), 0, "held back by the retry delay");
+    /* C falls behind, long enough that only ISR membership holds the HW. */
+    int64_t c_leo = leo(&c, C);
+    c.now += LAG + 1;
+    for (int i = 0; i < 3; i++)
+        produce(&c, A, "w", 1);
+    replicate(&c, B);
+    replicate(&c, B);
+    cr_assert_eq(leo(&c, B), leo(&c, A));
+    cr_assert_eq(hw(&c, A), c_leo, "HW %lld passed C (LEO %lld), which may be in the ISR",
+                 (long long)hw(&c, A), (long long)c_leo);
+    /* It is sent again once the delay has passed. */
+    cr_assert_eq(lr_partition_take_alter(c.p[A], &alt, c.now), 1);
+    cr_assert_eq(alt.n_isr, 3);
+    /* The controller moved on (the first try applied it): stale version. */
+    lr_partition_alter_done(c.p[A], LOGREP_ERR_INVALID_UPDATE_VERSION, 0, NULL, 0, c.now);
+    c.now += LR_ALTER_RETRY_MS;
+    cr_assert_eq(lr_partition_take_alter(c.p[A], &alt, c.now), 0, "not retried: metadata settles it");
+    replicate(&c, B);
+    cr_assert_eq(hw(&c, A), c_leo);
+    /* The metadata shows C in the ISR: the HW follows C. */
+    tell(&c, A);
+    cr_assert_eq(hw(&c, A), c_leo);
+    replicate(&c, C);
+    replicate(&c, C);
+    cr_assert_eq(hw(&c, A), leo(&c, A));
+    teardown(&c);
+}
+
+/* INELIGIBLE_REPLICA says nothing was applied: the committed ISR stands and
+ * the HW moves without the refused member. */
+Test(replica, refused_alter_drops_the_proposal)
+{
+    cluster c;
+    setup(&c, 3, 2);
+    elect(&c, A, (int[]){A, B, 0});
+    produce(&c, A, "v", 1);
+    settle(&c);
+    lr_alter_req alt;
+    cr_assert_eq(lr_partition_take_alter(c.p[A], &alt, c.now), 1);
+    lr_partition_alter_done(c.p[A], LOGREP_ERR_INELIGIBLE_REPLICA, 0, NULL, 0, c.now);
+    lr_part_status s;
+    lr_partition_status(c.p[A], &s);
+    cr_assert_eq(s.alter_in_flight, 0);
+    cr_assert_eq(s.n_maximal_isr, 2);
+    c.now += LAG + 1;
+    produce(&c, A, "w", 1);
+    replicate(&c, B);
+    replicate(&c, B);
+    cr_assert_eq(hw(&c, A), leo(&c, A), "C does not hold the HW");
+    cr_assert_lt(leo(&c, C), leo(&c, A));
     teardown(&c);
 }
 
@@ -398,7 +473,7 @@ Test(replica, s8_expansion_waits_for_leso)
     replicate(&c, A);
     replicate(&c, A);
     lr_alter_req alt;
-    cr_assert_eq(lr_partition_take_alter(c.p[B], &alt), 1);
+    cr_assert_eq(lr_partition_take_alter(c.p[B], &alt, c.now), 1);
     cr_assert_eq(alt.n_isr, 3);
     teardown(&c);
 }
@@ -539,7 +614,7 @@ Test(replica, s9_maximal_isr_holds_hw)
     elect(&c, A, (int[]){A, B, 0});
     replicate(&c, C); /* C at LEO 0 == HW 0 == LESO 0: proposed */
     lr_alter_req alt;
-    cr_assert_eq(lr_partition_take_alter(c.p[A], &alt), 1);
+    cr_assert_eq(lr_partition_take_alter(c.p[A], &alt, c.now), 1);
     cr_assert_eq(alt.n_isr, 3);
     for (int i = 0; i < 10; i++)
         produce(&c, A, "v", 1);
@@ -793,7 +868,7 @@ Test(replica, metadata_replay_keeps_an_inflight_expansion_in_the_maximal_isr)
     replicate(&c, C);
     replicate(&c, C); /* C reaches the HW: proposed into the ISR */
     lr_alter_req alt;
-    cr_assert_eq(lr_partition_take_alter(c.p[A], &alt), 1);
+    cr_assert_eq(lr_partition_take_alter(c.p[A], &alt, c.now), 1);
     cr_assert_eq(alt.n_isr, 3);
     cr_assert_eq(alt.partition_epoch, c.meta.partition_epoch);
     c.now += LAG + 1; /* C no longer counts as caught up outside the ISR */

@@ -475,7 +475,7 @@ static void send_alters(logrep_node *n, int64_t now_ms)
     lr_peer *c = controller(n);
     for (size_t i = 0; i < n->n_parts; i++) {
         lr_alter_req a;
-        if (!peer_ready(c, now_ms) || !lr_partition_take_alter(n->parts[i].rep, &a))
+        if (!peer_ready(c, now_ms) || !lr_partition_take_alter(n->parts[i].rep, &a, now_ms))
             continue;
         alter_ctx *ac = lr_malloc(&n->alloc, sizeof *ac);
         if (!ac || start(n, LOGREP_API_ALTER_PARTITION, 3) != 0) {

@@ -47,7 +47,8 @@ struct lr_partition {
     follower followers[LR_MAX_REPLICAS];
     int32_t n_followers;
     int alter_pending;         /* a proposal waits to be taken */
-    int alter_in_flight;       /* taken, no answer yet */
+    int alter_in_flight;       /* taken, outcome not known yet */
+    int64_t alter_after;       /* a retried proposal is not taken before */
     lr_alter_req alter;
     int64_t isr_shrinks, isr_expands;
 
@@ -797,9 +798,9 @@ void lr_partition_tick(lr_partition *p, int64_t now_ms)
     }
 }
 
-int lr_partition_take_alter(lr_partition *p, lr_alter_req *out)
+int lr_partition_take_alter(lr_partition *p, lr_alter_req *out, int64_t now_ms)
 {
-    if (!p->alter_pending)
+    if (!p->alter_pending || now_ms < p->alter_after)
         return 0;
     *out = p->alter;
     p->alter_pending = 0;
@@ -812,9 +813,39 @@ void lr_partition_alter_done(lr_partition *p, logrep_err error, int32_t partitio
 {
     if (!p->alter_in_flight)
         return; /* duplicate or stale answer */
+    if (p->role != LR_ROLE_LEADER) {
+        p->alter_in_flight = 0;
+        return;
+    }
+    switch (error) {
+    case LOGREP_OK:
+        break;
+    case LOGREP_ERR_INELIGIBLE_REPLICA:
+    case LOGREP_ERR_OPERATION_NOT_ATTEMPTED:
+        /* The controller says it applied nothing, and no controller ever
+         * will on this partition epoch: the committed ISR stands. */
+        p->alter_in_flight = 0;
+        return;
+    case LOGREP_ERR_FENCED_LEADER_EPOCH:
+    case LOGREP_ERR_INVALID_UPDATE_VERSION:
+    case LOGREP_ERR_NEW_LEADER_ELECTED:
+    case LOGREP_ERR_UNKNOWN_TOPIC_ID:
+    case LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION:
+        /* This leader's view is stale; an earlier try of this very
+         * proposal may be what moved the controller on. Newer metadata
+         * settles it (lr_partition_apply); until then the proposal's
+         * additions keep counting in the maximal ISR. */
+        return;
+    default:
+        /* Timeout, lost connection or a retriable error: the controller
+         * may have applied it, so it keeps counting and is sent again. */
+        p->alter_in_flight = 0;
+        p->alter_pending = 1;
+        p->alter_after = now_ms + LR_ALTER_RETRY_MS;
+        return;
+    }
     p->alter_in_flight = 0;
-    if (error || p->role != LR_ROLE_LEADER || partition_epoch < p->partition_epoch ||
-        n_isr > LR_MAX_REPLICAS)
+    if (partition_epoch < p->partition_epoch || n_isr > LR_MAX_REPLICAS || n_isr < 0)
         return;
     p->partition_epoch = partition_epoch;
     p->n_isr = n_isr;

@@ -217,13 +217,23 @@ logrep_err lr_partition_epoch_end(lr_partition *p, int32_t current_leader_epoch,
 /* Periodic work: ISR shrink proposals, produce timeouts. */
 void lr_partition_tick(lr_partition *p, int64_t now_ms);
 
-/* Takes the pending ISR change proposal, if any (at most one in flight):
- * returns 1 and fills out, else 0. */
-int lr_partition_take_alter(lr_partition *p, lr_alter_req *out);
+/* Takes the pending ISR change proposal, if any (at most one in flight)
+ * and not held back by a retry delay: returns 1 and fills out, else 0. */
+int lr_partition_take_alter(lr_partition *p, lr_alter_req *out, int64_t now_ms);
 
-/* The controller's answer to the proposal: on success the new committed
- * ISR and partition epoch; on error the proposal is dropped (the next tick
- * or fetch may propose again). */
+/* Delay before a proposal whose outcome is unknown is sent again. */
+#define LR_ALTER_RETRY_MS 100
+
+/* The controller's answer to the taken proposal (docs/controller.md,
+ * "The leader's side"). On success: the new committed ISR and partition epoch.
+ * INELIGIBLE_REPLICA and OPERATION_NOT_ATTEMPTED drop the proposal (known
+ * not applied). Errors meaning this leader is stale (FENCED_LEADER_EPOCH,
+ * INVALID_UPDATE_VERSION, NEW_LEADER_ELECTED, unknown topic) keep it in
+ * flight until metadata with a newer partition or leader epoch arrives.
+ * Any other error (local I/O, timeout, lost connection: the outcome is
+ * unknown) queues it again after LR_ALTER_RETRY_MS. While kept, the
+ * proposal's additions count in the maximal ISR, so the HW never passes a
+ * replica the controller may already hold in the ISR. */
 void lr_partition_alter_done(lr_partition *p, logrep_err error, int32_t partition_epoch,
                              const int32_t *isr, int32_t n_isr, int64_t now_ms);
 
