@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "controller/metadata.h"
+#include "node/node_int.h"
 #include "sim/sim_int.h"
 
 /* Converged: every partition led, full ISR, empty ELR, all replicas equal
@@ -20,6 +21,15 @@ static int converged(logrep_sim *s)
         logrep_sim_replica lv;
         if (logrep_sim_replica_view(s, mp->leader, p, &lv) != LOGREP_OK || lv.role != 1 ||
             lv.leader_epoch != mp->leader_epoch || lv.high_watermark != lv.log_end_offset)
+            return 0;
+        /* An ISR change still in flight (a retried AlterPartition) may
+         * yet land: not settled. */
+        lr_npart *np = s->node[mp->leader] ? lr_node_part(s->node[mp->leader], LR_SIM_TOPIC, p) : NULL;
+        lr_part_status st;
+        if (!np)
+            return 0;
+        lr_partition_status(np->rep, &st);
+        if (st.alter_in_flight)
             return 0;
         for (int32_t i = 0; i < mp->n_replicas; i++) {
             logrep_sim_replica v;
