@@ -50,7 +50,7 @@ SAN_CFLAGS := $(BASE_CFLAGS) -fvisibility=hidden -DLOGREP_BUILDING -O1 -g $(SAN)
 LIB_SRCS := $(sort $(wildcard lib/*/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 SAN_OBJS := $(LIB_SRCS:%.c=$(B)/asan/%.o)
-GEN_HDRS := $(B)/gen/err_table.h
+GEN_HDRS := $(B)/gen/err_table.h $(B)/gen/field_names.h
 
 TOOL_SRCS := $(sort $(wildcard tools/logrep/*.c))
 EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
@@ -75,6 +75,11 @@ lib: $(STATIC_LIB) $(B)/liblogrep.so $(B)/liblogrep.pc
 $(B)/gen/err_table.h: include/logrep.h tools/gen_err_table.sh
 	@mkdir -p $(@D)
 	sh tools/gen_err_table.sh include/logrep.h > $@.tmp && mv $@.tmp $@
+
+# Protocol field names are generated from the schema tables: one list.
+$(B)/gen/field_names.h: lib/proto/schema.c lib/proto/schema_msgs.c tools/gen_field_names.sh
+	@mkdir -p $(@D)
+	sh tools/gen_field_names.sh lib/proto/schema.c lib/proto/schema_msgs.c > $@.tmp && mv $@.tmp $@
 
 $(B)/obj/%.o: %.c $(GEN_HDRS)
 	@mkdir -p $(@D)

@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "proto/fields.h"
 #include "proto/schema.h"
 
 typedef struct walk {
@@ -17,6 +18,7 @@ static void check_struct(walk *w, const lr_pstruct *s, int depth)
         const lr_pfield *f = &s->fields[i];
         w->fields++;
         cr_assert_not_null(f->name);
+        cr_assert_str_eq(lr_fname_str((lr_fname)f->id), f->name, "%s: field constant", s->name);
         cr_assert(f->type >= LOGREP_FT_BOOL && f->type <= LOGREP_FT_ARRAY, "%s.%s", s->name,
                   f->name);
         cr_assert_leq(f->v0, f->v1, "%s.%s versions", s->name, f->name);
@@ -64,6 +66,26 @@ Test(proto_schema, tables_are_consistent)
     }
     cr_assert_gt(fields, 600, "%d fields", fields);
     cr_assert_gt(tagged, 20);
+    check_struct(&(walk){&lr_proto_apis[0], 0, 0}, &lr_proto_request_header, 0);
+}
+
+/* Fields by constant: the index of the named field, -1 where the struct
+ * has no such field, the same as the string lookup. */
+Test(proto_schema, field_constants)
+{
+    logrep_msg *m;
+    cr_assert_eq(logrep_msg_new(NULL, &m), LOGREP_OK);
+    cr_assert_eq(logrep_msg_init_request(m, LOGREP_API_PRODUCE, 9, 7, "c"), LOGREP_OK);
+    logrep_struct *r = logrep_msg_root(m);
+    cr_assert_eq(lr_fid(r, LR_FN_Acks), logrep_struct_field(r, "Acks"));
+    cr_assert_geq(lr_fid(r, LR_FN_Acks), 0);
+    cr_assert_eq(lr_fid(r, LR_FN_ErrorCode), -1, "not a Produce request field");
+    cr_assert_eq(lr_f_set_int(r, LR_FN_Acks, -1), 0);
+    cr_assert_eq(lr_f_int(r, LR_FN_Acks), -1);
+    cr_assert_eq(lr_f_int(r, LR_FN_ErrorCode), 0, "absent reads 0");
+    cr_assert_neq(lr_f_set_int(r, LR_FN_ErrorCode, 1), 0, "absent cannot be set");
+    cr_assert_null(lr_fname_str(LR_FN__COUNT));
+    logrep_msg_free(m);
 }
 
 /* Spot checks of layouts the clients depend on (protocol.md section 4). */

@@ -47,16 +47,16 @@ static char *take(ct_topic *t, size_t *at, const char *p, int32_t len)
 
 static int parse_configs(logrep_node *n, logrep_struct *qt, ct_topic *t)
 {
-    int32_t nc = lr_f_count(qt, "Configs");
+    int32_t nc = lr_f_count(qt, LR_FN_Configs);
     if (nc <= 0)
         return 0;
     size_t total = 0;
     for (int32_t k = 0; k < nc; k++) {
-        logrep_struct *ce = lr_f_elem(qt, "Configs", k);
+        logrep_struct *ce = lr_f_elem(qt, LR_FN_Configs, k);
         const char *p;
         int32_t l1 = 0, l2 = 0;
-        lr_f_str(ce, "Name", &p, &l1);
-        lr_f_str(ce, "Value", &p, &l2);
+        lr_f_str(ce, LR_FN_Name, &p, &l1);
+        lr_f_str(ce, LR_FN_Value, &p, &l2);
         total += (size_t)(l1 > 0 ? l1 : 0) + (size_t)(l2 > 0 ? l2 : 0) + 2;
     }
     t->cfg = lr_calloc(&n->alloc, (size_t)nc, sizeof *t->cfg);
@@ -66,11 +66,11 @@ static int parse_configs(logrep_node *n, logrep_struct *qt, ct_topic *t)
     t->strs_len = total;
     size_t at = 0;
     for (int32_t k = 0; k < nc; k++) {
-        logrep_struct *ce = lr_f_elem(qt, "Configs", k);
+        logrep_struct *ce = lr_f_elem(qt, LR_FN_Configs, k);
         const char *cn, *cv;
         int32_t cnl, cvl;
-        lr_f_str(ce, "Name", &cn, &cnl);
-        lr_f_str(ce, "Value", &cv, &cvl);
+        lr_f_str(ce, LR_FN_Name, &cn, &cnl);
+        lr_f_str(ce, LR_FN_Value, &cv, &cvl);
         t->cfg[k].name = take(t, &at, cn, cnl);
         t->cfg[k].value = take(t, &at, cv, cvl);
         if (!t->cfg[k].name || (cv && cvl >= 0 && !t->cfg[k].value))
@@ -83,12 +83,12 @@ static int parse_configs(logrep_node *n, logrep_struct *qt, ct_topic *t)
 
 static int parse_assignments(logrep_node *n, logrep_struct *qt, ct_topic *t)
 {
-    int32_t na = lr_f_count(qt, "Assignments");
+    int32_t na = lr_f_count(qt, LR_FN_Assignments);
     if (na <= 0)
         return 0;
     size_t total = 0;
     for (int32_t k = 0; k < na; k++) {
-        int32_t nb = lr_f_count(lr_f_elem(qt, "Assignments", k), "BrokerIds");
+        int32_t nb = lr_f_count(lr_f_elem(qt, LR_FN_Assignments, k), LR_FN_BrokerIds);
         total += nb > 0 ? (size_t)nb : 0;
     }
     t->asg = lr_calloc(&n->alloc, (size_t)na, sizeof *t->asg);
@@ -98,10 +98,10 @@ static int parse_assignments(logrep_node *n, logrep_struct *qt, ct_topic *t)
     t->n_ids = total;
     size_t at = 0;
     for (int32_t k = 0; k < na; k++) {
-        logrep_struct *a = lr_f_elem(qt, "Assignments", k);
-        int f = logrep_struct_field(a, "BrokerIds");
+        logrep_struct *a = lr_f_elem(qt, LR_FN_Assignments, k);
+        int f = lr_fid(a, LR_FN_BrokerIds);
         int32_t nb = logrep_struct_count(a, f);
-        t->asg[k].partition = (int32_t)lr_f_int(a, "PartitionIndex");
+        t->asg[k].partition = (int32_t)lr_f_int(a, LR_FN_PartitionIndex);
         t->asg[k].brokers = t->ids + at;
         for (int32_t j = 0; j < nb; j++)
             t->ids[at++] = (int32_t)logrep_struct_elem_int(a, f, j);
@@ -116,10 +116,10 @@ static int parse_topic(logrep_node *n, logrep_struct *qt, ct_topic *t, int valid
 {
     const char *p;
     int32_t len;
-    lr_f_str(qt, "Name", &p, &len);
+    lr_f_str(qt, LR_FN_Name, &p, &len);
     t->req.name = t->name;
-    t->req.num_partitions = (int32_t)lr_f_int(qt, "NumPartitions");
-    t->req.replication_factor = (int32_t)lr_f_int(qt, "ReplicationFactor");
+    t->req.num_partitions = (int32_t)lr_f_int(qt, LR_FN_NumPartitions);
+    t->req.replication_factor = (int32_t)lr_f_int(qt, LR_FN_ReplicationFactor);
     t->req.validate_only = validate_only;
     /* A refused name is this entry's answer, not the request's failure. */
     if (p && len > LR_MD_MAX_TOPIC_NAME) {
@@ -173,17 +173,17 @@ static int mark_duplicates(logrep_node *n, ct_topic *ts, int32_t nt)
 
 static void answer(logrep_struct *rt, const ct_topic *t, const uint8_t id[16])
 {
-    lr_f_set_str(rt, "Name", t->name, (int32_t)strlen(t->name));
-    lr_f_set_int(rt, "ErrorCode", lr_nctl_code(t->err));
-    logrep_struct_set_uuid(rt, logrep_struct_field(rt, "TopicId"), id);
+    lr_f_set_str(rt, LR_FN_Name, t->name, (int32_t)strlen(t->name));
+    lr_f_set_int(rt, LR_FN_ErrorCode, lr_nctl_code(t->err));
+    logrep_struct_set_uuid(rt, lr_fid(rt, LR_FN_TopicId), id);
     if (t->err) {
         const char *msg = t->why[0] ? t->why : logrep_err_str(t->err);
-        lr_f_set_str(rt, "ErrorMessage", msg, (int32_t)strlen(msg));
-        lr_f_set_int(rt, "NumPartitions", -1);
-        lr_f_set_int(rt, "ReplicationFactor", -1);
+        lr_f_set_str(rt, LR_FN_ErrorMessage, msg, (int32_t)strlen(msg));
+        lr_f_set_int(rt, LR_FN_NumPartitions, -1);
+        lr_f_set_int(rt, LR_FN_ReplicationFactor, -1);
     } else {
-        lr_f_set_int(rt, "NumPartitions", t->np);
-        lr_f_set_int(rt, "ReplicationFactor", t->rf);
+        lr_f_set_int(rt, LR_FN_NumPartitions, t->np);
+        lr_f_set_int(rt, LR_FN_ReplicationFactor, t->rf);
     }
 }
 
@@ -196,17 +196,17 @@ static int refuse_all(logrep_node *n, lr_conn *c, logrep_struct *rq, int32_t nt)
     int err = logrep_msg_init_response_to(n->resp, n->req);
     logrep_struct *rs = err ? NULL : logrep_msg_root(n->resp);
     if (rs)
-        err = lr_f_set_count(rs, "Topics", nt);
+        err = lr_f_set_count(rs, LR_FN_Topics, nt);
     for (int32_t i = 0; !err && i < nt; i++) {
-        logrep_struct *rt = lr_f_elem(rs, "Topics", i);
+        logrep_struct *rt = lr_f_elem(rs, LR_FN_Topics, i);
         const char *p;
         int32_t len;
-        lr_f_str(lr_f_elem(rq, "Topics", i), "Name", &p, &len);
-        lr_f_set_str(rt, "Name", p ? p : "", p && len > 0 ? len : 0);
-        lr_f_set_int(rt, "ErrorCode", LOGREP_ERR_POLICY_VIOLATION);
-        lr_f_set_str(rt, "ErrorMessage", msg, (int32_t)sizeof msg - 1);
-        lr_f_set_int(rt, "NumPartitions", -1);
-        lr_f_set_int(rt, "ReplicationFactor", -1);
+        lr_f_str(lr_f_elem(rq, LR_FN_Topics, i), LR_FN_Name, &p, &len);
+        lr_f_set_str(rt, LR_FN_Name, p ? p : "", p && len > 0 ? len : 0);
+        lr_f_set_int(rt, LR_FN_ErrorCode, LOGREP_ERR_POLICY_VIOLATION);
+        lr_f_set_str(rt, LR_FN_ErrorMessage, msg, (int32_t)sizeof msg - 1);
+        lr_f_set_int(rt, LR_FN_NumPartitions, -1);
+        lr_f_set_int(rt, LR_FN_ReplicationFactor, -1);
     }
     return err ? err : lr_node_respond(n, c);
 }
@@ -215,8 +215,8 @@ int lr_nctl_create_topics(logrep_node *n, lr_conn *c)
 {
     struct lr_ctl *ctl = lr_nctl_ctl(n);
     logrep_struct *rq = logrep_msg_root(n->req);
-    int validate_only = (int)lr_f_int(rq, "validateOnly");
-    int32_t nt = lr_f_count(rq, "Topics");
+    int validate_only = (int)lr_f_int(rq, LR_FN_validateOnly);
+    int32_t nt = lr_f_count(rq, LR_FN_Topics);
     if (nt < 0)
         nt = 0;
     if (nt > LR_MAX_RECORDS_PER_OP)
@@ -226,7 +226,7 @@ int lr_nctl_create_topics(logrep_node *n, lr_conn *c)
         return LOGREP_ERR__NOMEM;
     int err = 0;
     for (int32_t i = 0; !err && i < nt; i++)
-        err = parse_topic(n, lr_f_elem(rq, "Topics", i), &ts[i], validate_only);
+        err = parse_topic(n, lr_f_elem(rq, LR_FN_Topics, i), &ts[i], validate_only);
     if (!err)
         err = mark_duplicates(n, ts, nt);
     /* Check everything first: the records the request would write are
@@ -250,7 +250,7 @@ int lr_nctl_create_topics(logrep_node *n, lr_conn *c)
         err = logrep_msg_init_response_to(n->resp, n->req);
     logrep_struct *rs = err ? NULL : logrep_msg_root(n->resp);
     if (rs)
-        err = lr_f_set_count(rs, "Topics", nt);
+        err = lr_f_set_count(rs, LR_FN_Topics, nt);
     for (int32_t i = 0; !err && i < nt; i++) {
         ct_topic *t = &ts[i];
         uint8_t id[16] = {0};
@@ -259,7 +259,7 @@ int lr_nctl_create_topics(logrep_node *n, lr_conn *c)
             if (t->err < 0 && t->err != LOGREP_ERR__INVALID_ARG)
                 err = t->err;
         }
-        answer(lr_f_elem(rs, "Topics", i), t, id);
+        answer(lr_f_elem(rs, LR_FN_Topics, i), t, id);
     }
     for (int32_t i = 0; i < nt; i++)
         free_topic(n, &ts[i]);

@@ -327,26 +327,26 @@ static void send_registration(logrep_node *n, int64_t now_ms)
     logrep_struct *r = logrep_msg_root(n->out);
     char cid[128];
     logrep_conf_get(n->conf, "logrep.cluster.id", cid, sizeof cid, NULL);
-    lr_f_set_int(r, "BrokerId", n->id);
-    lr_f_set_str(r, "ClusterId", cid, (int32_t)strlen(cid));
+    lr_f_set_int(r, LR_FN_BrokerId, n->id);
+    lr_f_set_str(r, LR_FN_ClusterId, cid, (int32_t)strlen(cid));
     uint8_t inc[16];
     uint64_t a = lr_prng_next(&n->rng), b = lr_prng_next(&n->rng);
     memcpy(inc, &a, 8);
     memcpy(inc + 8, &b, 8);
-    logrep_struct_set_uuid(r, logrep_struct_field(r, "IncarnationId"), inc);
+    logrep_struct_set_uuid(r, lr_fid(r, LR_FN_IncarnationId), inc);
     if (n->adv_host) {
-        lr_f_set_count(r, "Listeners", 1);
-        logrep_struct *l = lr_f_elem(r, "Listeners", 0);
-        lr_f_set_str(l, "Name", "PLAINTEXT", 9);
-        lr_f_set_str(l, "Host", n->adv_host, (int32_t)strlen(n->adv_host));
-        lr_f_set_int(l, "Port", n->adv_port);
-        lr_f_set_int(l, "SecurityProtocol", 0);
+        lr_f_set_count(r, LR_FN_Listeners, 1);
+        logrep_struct *l = lr_f_elem(r, LR_FN_Listeners, 0);
+        lr_f_set_str(l, LR_FN_Name, "PLAINTEXT", 9);
+        lr_f_set_str(l, LR_FN_Host, n->adv_host, (int32_t)strlen(n->adv_host));
+        lr_f_set_int(l, LR_FN_Port, n->adv_port);
+        lr_f_set_int(l, LR_FN_SecurityProtocol, 0);
     }
     if (n->rack[0])
-        lr_f_set_str(r, "Rack", n->rack, (int32_t)strlen(n->rack));
+        lr_f_set_str(r, LR_FN_Rack, n->rack, (int32_t)strlen(n->rack));
     else
-        logrep_struct_set_null(r, logrep_struct_field(r, "Rack"));
-    lr_f_set_int(r, "PreviousBrokerEpoch", n->previous_clean_epoch);
+        logrep_struct_set_null(r, lr_fid(r, LR_FN_Rack));
+    lr_f_set_int(r, LR_FN_PreviousBrokerEpoch, n->previous_clean_epoch);
     if (lr_node_send_request(n, c, LR_OUT_REGISTER, NULL, now_ms) == 0)
         n->registering = 1;
 }
@@ -357,12 +357,12 @@ static void send_heartbeat(logrep_node *n, int64_t now_ms)
     if (!peer_ready(c, now_ms) || start(n, LOGREP_API_BROKER_HEARTBEAT, 1) != 0)
         return;
     logrep_struct *r = logrep_msg_root(n->out);
-    lr_f_set_int(r, "BrokerId", n->id);
-    lr_f_set_int(r, "BrokerEpoch", n->broker_epoch);
+    lr_f_set_int(r, LR_FN_BrokerId, n->id);
+    lr_f_set_int(r, LR_FN_BrokerEpoch, n->broker_epoch);
     int64_t offset = lr_md_next_offset(n->img) - 1;
-    lr_f_set_int(r, "CurrentMetadataOffset", offset);
-    lr_f_set_int(r, "WantFence", 0);
-    lr_f_set_int(r, "WantShutDown", n->shutting_down);
+    lr_f_set_int(r, LR_FN_CurrentMetadataOffset, offset);
+    lr_f_set_int(r, LR_FN_WantFence, 0);
+    lr_f_set_int(r, LR_FN_WantShutDown, n->shutting_down);
     if (lr_node_send_request(n, c, LR_OUT_HEARTBEAT, NULL, now_ms) == 0) {
         n->heartbeat_in_flight = 1;
         n->last_heartbeat = now_ms;
@@ -377,20 +377,20 @@ static void send_metadata_fetch(logrep_node *n, int64_t now_ms)
         return;
     logrep_struct *r = logrep_msg_root(n->out);
     logrep_struct *rs;
-    logrep_struct_set_struct(r, logrep_struct_field(r, "ReplicaState"), &rs);
-    lr_f_set_int(rs, "ReplicaId", -1);
-    lr_f_set_int(rs, "ReplicaEpoch", n->broker_epoch);
-    lr_f_set_int(r, "MaxWaitMs", 500);
-    lr_f_set_int(r, "MinBytes", 1);
-    lr_f_set_int(r, "MaxBytes", 8 << 20);
-    lr_f_set_count(r, "Topics", 1);
-    logrep_struct *t = lr_f_elem(r, "Topics", 0);
-    logrep_struct_set_uuid(t, logrep_struct_field(t, "TopicId"), metadata_topic_id);
-    lr_f_set_count(t, "Partitions", 1);
-    logrep_struct *p = lr_f_elem(t, "Partitions", 0);
-    lr_f_set_int(p, "Partition", 0);
-    lr_f_set_int(p, "FetchOffset", lr_md_next_offset(n->img));
-    lr_f_set_int(p, "PartitionMaxBytes", 8 << 20);
+    logrep_struct_set_struct(r, lr_fid(r, LR_FN_ReplicaState), &rs);
+    lr_f_set_int(rs, LR_FN_ReplicaId, -1);
+    lr_f_set_int(rs, LR_FN_ReplicaEpoch, n->broker_epoch);
+    lr_f_set_int(r, LR_FN_MaxWaitMs, 500);
+    lr_f_set_int(r, LR_FN_MinBytes, 1);
+    lr_f_set_int(r, LR_FN_MaxBytes, 8 << 20);
+    lr_f_set_count(r, LR_FN_Topics, 1);
+    logrep_struct *t = lr_f_elem(r, LR_FN_Topics, 0);
+    logrep_struct_set_uuid(t, lr_fid(t, LR_FN_TopicId), metadata_topic_id);
+    lr_f_set_count(t, LR_FN_Partitions, 1);
+    logrep_struct *p = lr_f_elem(t, LR_FN_Partitions, 0);
+    lr_f_set_int(p, LR_FN_Partition, 0);
+    lr_f_set_int(p, LR_FN_FetchOffset, lr_md_next_offset(n->img));
+    lr_f_set_int(p, LR_FN_PartitionMaxBytes, 8 << 20);
     if (lr_node_send_request(n, c, LR_OUT_METADATA_FETCH, NULL, now_ms) == 0)
         n->md_fetching = 1;
 }
@@ -438,24 +438,24 @@ static void send_replica_fetches(logrep_node *n, int64_t now_ms)
         }
         logrep_struct *r = logrep_msg_root(n->out);
         logrep_struct *rs;
-        logrep_struct_set_struct(r, logrep_struct_field(r, "ReplicaState"), &rs);
-        lr_f_set_int(rs, "ReplicaId", n->id);
-        lr_f_set_int(rs, "ReplicaEpoch", n->broker_epoch);
-        lr_f_set_int(r, "MaxWaitMs", lr_conf_int(n->conf, LR_CONF_REPLICA_FETCH_WAIT_MAX_MS));
-        lr_f_set_int(r, "MinBytes", lr_conf_int(n->conf, LR_CONF_REPLICA_FETCH_MIN_BYTES));
-        lr_f_set_int(r, "MaxBytes", lr_conf_int(n->conf, LR_CONF_REPLICA_FETCH_RESPONSE_MAX_BYTES));
-        lr_f_set_count(r, "Topics", fc->n); /* one topic entry per partition */
+        logrep_struct_set_struct(r, lr_fid(r, LR_FN_ReplicaState), &rs);
+        lr_f_set_int(rs, LR_FN_ReplicaId, n->id);
+        lr_f_set_int(rs, LR_FN_ReplicaEpoch, n->broker_epoch);
+        lr_f_set_int(r, LR_FN_MaxWaitMs, lr_conf_int(n->conf, LR_CONF_REPLICA_FETCH_WAIT_MAX_MS));
+        lr_f_set_int(r, LR_FN_MinBytes, lr_conf_int(n->conf, LR_CONF_REPLICA_FETCH_MIN_BYTES));
+        lr_f_set_int(r, LR_FN_MaxBytes, lr_conf_int(n->conf, LR_CONF_REPLICA_FETCH_RESPONSE_MAX_BYTES));
+        lr_f_set_count(r, LR_FN_Topics, fc->n); /* one topic entry per partition */
         for (int32_t k = 0; k < fc->n; k++) {
-            logrep_struct *t2 = lr_f_elem(r, "Topics", k);
-            logrep_struct_set_uuid(t2, logrep_struct_field(t2, "TopicId"), fc->p[k].topic_id);
-            lr_f_set_count(t2, "Partitions", 1);
-            logrep_struct *pp = lr_f_elem(t2, "Partitions", 0);
-            lr_f_set_int(pp, "Partition", fc->p[k].index);
-            lr_f_set_int(pp, "CurrentLeaderEpoch", fc->p[k].ff.current_leader_epoch);
-            lr_f_set_int(pp, "FetchOffset", fc->p[k].ff.fetch_offset);
-            lr_f_set_int(pp, "LastFetchedEpoch", fc->p[k].ff.last_fetched_epoch);
-            lr_f_set_int(pp, "LogStartOffset", fc->p[k].ff.log_start_offset);
-            lr_f_set_int(pp, "PartitionMaxBytes", lr_conf_int(n->conf, LR_CONF_REPLICA_FETCH_MAX_BYTES));
+            logrep_struct *t2 = lr_f_elem(r, LR_FN_Topics, k);
+            logrep_struct_set_uuid(t2, lr_fid(t2, LR_FN_TopicId), fc->p[k].topic_id);
+            lr_f_set_count(t2, LR_FN_Partitions, 1);
+            logrep_struct *pp = lr_f_elem(t2, LR_FN_Partitions, 0);
+            lr_f_set_int(pp, LR_FN_Partition, fc->p[k].index);
+            lr_f_set_int(pp, LR_FN_CurrentLeaderEpoch, fc->p[k].ff.current_leader_epoch);
+            lr_f_set_int(pp, LR_FN_FetchOffset, fc->p[k].ff.fetch_offset);
+            lr_f_set_int(pp, LR_FN_LastFetchedEpoch, fc->p[k].ff.last_fetched_epoch);
+            lr_f_set_int(pp, LR_FN_LogStartOffset, fc->p[k].ff.log_start_offset);
+            lr_f_set_int(pp, LR_FN_PartitionMaxBytes, lr_conf_int(n->conf, LR_CONF_REPLICA_FETCH_MAX_BYTES));
         }
         if (lr_node_send_request(n, peer, LR_OUT_REPLICA_FETCH, fc, now_ms) == 0) {
             peer->fetch_in_flight = 1;
@@ -486,22 +486,22 @@ static void send_alters(logrep_node *n, int64_t now_ms)
         memcpy(ac->topic_id, n->parts[i].topic_id, 16);
         ac->index = n->parts[i].index;
         logrep_struct *r = logrep_msg_root(n->out);
-        lr_f_set_int(r, "BrokerId", n->id);
-        lr_f_set_int(r, "BrokerEpoch", n->broker_epoch);
-        lr_f_set_count(r, "Topics", 1);
-        logrep_struct *t = lr_f_elem(r, "Topics", 0);
-        logrep_struct_set_uuid(t, logrep_struct_field(t, "TopicId"), ac->topic_id);
-        lr_f_set_count(t, "Partitions", 1);
-        logrep_struct *p = lr_f_elem(t, "Partitions", 0);
-        lr_f_set_int(p, "PartitionIndex", ac->index);
-        lr_f_set_int(p, "LeaderEpoch", a.leader_epoch);
-        lr_f_set_int(p, "PartitionEpoch", a.partition_epoch);
-        lr_f_set_int(p, "LeaderRecoveryState", 0);
-        lr_f_set_count(p, "NewIsrWithEpochs", a.n_isr);
+        lr_f_set_int(r, LR_FN_BrokerId, n->id);
+        lr_f_set_int(r, LR_FN_BrokerEpoch, n->broker_epoch);
+        lr_f_set_count(r, LR_FN_Topics, 1);
+        logrep_struct *t = lr_f_elem(r, LR_FN_Topics, 0);
+        logrep_struct_set_uuid(t, lr_fid(t, LR_FN_TopicId), ac->topic_id);
+        lr_f_set_count(t, LR_FN_Partitions, 1);
+        logrep_struct *p = lr_f_elem(t, LR_FN_Partitions, 0);
+        lr_f_set_int(p, LR_FN_PartitionIndex, ac->index);
+        lr_f_set_int(p, LR_FN_LeaderEpoch, a.leader_epoch);
+        lr_f_set_int(p, LR_FN_PartitionEpoch, a.partition_epoch);
+        lr_f_set_int(p, LR_FN_LeaderRecoveryState, 0);
+        lr_f_set_count(p, LR_FN_NewIsrWithEpochs, a.n_isr);
         for (int32_t k = 0; k < a.n_isr; k++) {
-            logrep_struct *b = lr_f_elem(p, "NewIsrWithEpochs", k);
-            lr_f_set_int(b, "BrokerId", a.isr[k]);
-            lr_f_set_int(b, "BrokerEpoch", a.isr[k] == n->id ? n->broker_epoch : a.broker_epochs[k]);
+            logrep_struct *b = lr_f_elem(p, LR_FN_NewIsrWithEpochs, k);
+            lr_f_set_int(b, LR_FN_BrokerId, a.isr[k]);
+            lr_f_set_int(b, LR_FN_BrokerEpoch, a.isr[k] == n->id ? n->broker_epoch : a.broker_epochs[k]);
         }
         if (lr_node_send_request(n, c, LR_OUT_ALTER_PARTITION, ac, now_ms) != 0) {
             lr_free(&n->alloc, ac, sizeof *ac);
@@ -517,12 +517,12 @@ int lr_node_forward_create(logrep_node *n, const char *name, int32_t partitions,
     if (!peer_ready(c, now_ms) || start(n, LOGREP_API_CREATE_TOPICS, 5) != 0)
         return LOGREP_ERR__AGAIN;
     logrep_struct *r = logrep_msg_root(n->out);
-    lr_f_set_int(r, "timeoutMs", 30000);
-    lr_f_set_count(r, "Topics", 1);
-    logrep_struct *t = lr_f_elem(r, "Topics", 0);
-    lr_f_set_str(t, "Name", name, (int32_t)strlen(name));
-    lr_f_set_int(t, "NumPartitions", partitions);
-    lr_f_set_int(t, "ReplicationFactor", rf);
+    lr_f_set_int(r, LR_FN_timeoutMs, 30000);
+    lr_f_set_count(r, LR_FN_Topics, 1);
+    logrep_struct *t = lr_f_elem(r, LR_FN_Topics, 0);
+    lr_f_set_str(t, LR_FN_Name, name, (int32_t)strlen(name));
+    lr_f_set_int(t, LR_FN_NumPartitions, partitions);
+    lr_f_set_int(t, LR_FN_ReplicationFactor, rf);
     return lr_node_send_request(n, c, LR_OUT_CREATE_TOPICS, NULL, now_ms);
 }
 
@@ -548,8 +548,8 @@ int lr_node_take_producer_id(logrep_node *n, int64_t now_ms, int64_t *pid)
         lr_peer *c = controller(n);
         if (peer_ready(c, now_ms) && start(n, LOGREP_API_ALLOCATE_PRODUCER_IDS, 0) == 0) {
             logrep_struct *r = logrep_msg_root(n->out);
-            lr_f_set_int(r, "BrokerId", n->id);
-            lr_f_set_int(r, "BrokerEpoch", n->broker_epoch);
+            lr_f_set_int(r, LR_FN_BrokerId, n->id);
+            lr_f_set_int(r, LR_FN_BrokerEpoch, n->broker_epoch);
             if (lr_node_send_request(n, c, LR_OUT_ALLOCATE_PIDS, NULL, now_ms) == 0)
                 n->pid_requesting = 1;
         }
@@ -642,14 +642,14 @@ static logrep_struct *find_fetched(logrep_struct *rs, int fr, int32_t nt, const 
         if (i >= nt || (step > 0 && i == k))
             continue;
         logrep_struct *t = logrep_struct_elem(rs, fr, i);
-        const uint8_t *tid = logrep_struct_uuid(t, logrep_struct_field(t, "TopicId"));
+        const uint8_t *tid = logrep_struct_uuid(t, lr_fid(t, LR_FN_TopicId));
         if (!tid || memcmp(tid, fc->p[k].topic_id, 16) != 0)
             continue;
-        int fp = logrep_struct_field(t, "Partitions");
+        int fp = lr_fid(t, LR_FN_Partitions);
         int32_t np = logrep_struct_count(t, fp);
         for (int32_t j = 0; j < np; j++) {
             logrep_struct *pe = logrep_struct_elem(t, fp, j);
-            if (lr_f_int(pe, "PartitionIndex") == fc->p[k].index)
+            if (lr_f_int(pe, LR_FN_PartitionIndex) == fc->p[k].index)
                 return pe;
         }
     }
@@ -659,15 +659,15 @@ static logrep_struct *find_fetched(logrep_struct *rs, int fr, int32_t nt, const 
 static void replica_fetch_done(logrep_node *n, fetch_ctx *fc, int64_t now_ms)
 {
     logrep_struct *rs = logrep_msg_root(n->in);
-    int16_t top = (int16_t)lr_f_int(rs, "ErrorCode");
-    int fr = logrep_struct_field(rs, "Responses");
+    int16_t top = (int16_t)lr_f_int(rs, LR_FN_ErrorCode);
+    int fr = lr_fid(rs, LR_FN_Responses);
     int32_t nt = logrep_struct_count(rs, fr);
     for (int32_t k = 0; k < fc->n; k++) {
         lr_npart *p = lr_node_part_by_id(n, fc->p[k].topic_id, fc->p[k].index);
         if (!p)
             continue;
         logrep_struct *found = top ? NULL : find_fetched(rs, fr, nt, fc, k);
-        logrep_err perr = found ? (logrep_err)lr_f_int(found, "ErrorCode") : LOGREP_ERR__CORRUPT;
+        logrep_err perr = found ? (logrep_err)lr_f_int(found, LR_FN_ErrorCode) : LOGREP_ERR__CORRUPT;
         /* A leader that answers with an error (not leader yet, restarted,
          * fenced) is asked again after replica.fetch.backoff.ms, as Kafka's
          * fetcher delays failed partitions, not at once in a loop. */
@@ -679,18 +679,18 @@ static void replica_fetch_done(logrep_node *n, fetch_ctx *fc, int64_t now_ms)
         }
         int32_t de = -1;
         int64_t deo = -1;
-        int fd = logrep_struct_field(found, "DivergingEpoch");
+        int fd = lr_fid(found, LR_FN_DivergingEpoch);
         if (logrep_struct_tag_present(found, fd)) {
             logrep_struct *d = logrep_struct_struct(found, fd);
-            de = (int32_t)lr_f_int(d, "Epoch");
-            deo = lr_f_int(d, "EndOffset");
+            de = (int32_t)lr_f_int(d, LR_FN_Epoch);
+            deo = lr_f_int(d, LR_FN_EndOffset);
         }
         const uint8_t *recs = NULL;
         int32_t rlen = 0;
-        logrep_struct_bytes(found, logrep_struct_field(found, "Records"), &recs, &rlen);
+        logrep_struct_bytes(found, lr_fid(found, LR_FN_Records), &recs, &rlen);
         int err = lr_partition_follower_response(
             p->rep, &fc->p[k].ff, perr,
-            lr_f_int(found, "HighWatermark"), lr_f_int(found, "LogStartOffset"), de, deo, recs,
+            lr_f_int(found, LR_FN_HighWatermark), lr_f_int(found, LR_FN_LogStartOffset), de, deo, recs,
             rlen > 0 ? (size_t)rlen : 0, now_ms);
         if (err)
             LR_LOG(&n->logger, LOGREP_LOG_WARN, "replica", "%s-%d: applying fetched data: %s",
@@ -705,23 +705,23 @@ static void alter_done(logrep_node *n, alter_ctx *ac, int64_t now_ms)
     if (!p)
         return;
     logrep_struct *rs = logrep_msg_root(n->in);
-    logrep_err err = (logrep_err)lr_f_int(rs, "ErrorCode");
-    logrep_struct *t = lr_f_count(rs, "Topics") > 0 ? lr_f_elem(rs, "Topics", 0) : NULL;
-    logrep_struct *pe = t && lr_f_count(t, "Partitions") > 0 ? lr_f_elem(t, "Partitions", 0) : NULL;
+    logrep_err err = (logrep_err)lr_f_int(rs, LR_FN_ErrorCode);
+    logrep_struct *t = lr_f_count(rs, LR_FN_Topics) > 0 ? lr_f_elem(rs, LR_FN_Topics, 0) : NULL;
+    logrep_struct *pe = t && lr_f_count(t, LR_FN_Partitions) > 0 ? lr_f_elem(t, LR_FN_Partitions, 0) : NULL;
     if (!pe) {
         lr_partition_alter_done(p->rep, err ? err : LOGREP_ERR__CORRUPT, 0, NULL, 0, now_ms);
         return;
     }
     if (!err)
-        err = (logrep_err)lr_f_int(pe, "ErrorCode");
+        err = (logrep_err)lr_f_int(pe, LR_FN_ErrorCode);
     int32_t isr[LR_MAX_REPLICAS];
-    int fi = logrep_struct_field(pe, "Isr");
+    int fi = lr_fid(pe, LR_FN_Isr);
     int32_t n_isr = logrep_struct_count(pe, fi);
     if (n_isr > LR_MAX_REPLICAS || n_isr < 0)
         n_isr = 0;
     for (int32_t i = 0; i < n_isr; i++)
         isr[i] = (int32_t)logrep_struct_elem_int(pe, fi, i);
-    lr_partition_alter_done(p->rep, err, (int32_t)lr_f_int(pe, "PartitionEpoch"), isr, n_isr, now_ms);
+    lr_partition_alter_done(p->rep, err, (int32_t)lr_f_int(pe, LR_FN_PartitionEpoch), isr, n_isr, now_ms);
     n->data_changed = 1; /* an ISR change can move the HW */
 }
 
@@ -731,13 +731,13 @@ int lr_broker_response(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_ms)
     switch (o->kind) {
     case LR_OUT_REGISTER: {
         n->registering = 0;
-        logrep_err err = (logrep_err)lr_f_int(rs, "ErrorCode");
+        logrep_err err = (logrep_err)lr_f_int(rs, LR_FN_ErrorCode);
         if (err) {
             LR_LOG(&n->logger, LOGREP_LOG_WARN, "node", "registration refused: %s", logrep_err_name(err));
             p->backoff_until = now_ms + 1000;
             return 0;
         }
-        n->broker_epoch = lr_f_int(rs, "BrokerEpoch");
+        n->broker_epoch = lr_f_int(rs, LR_FN_BrokerEpoch);
         n->last_heartbeat = 0;
         n->fenced = 1; /* a new registration starts fenced */
         n->hb_offset = -1;
@@ -747,14 +747,14 @@ int lr_broker_response(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_ms)
     }
     case LR_OUT_HEARTBEAT: {
         n->heartbeat_in_flight = 0;
-        logrep_err err = (logrep_err)lr_f_int(rs, "ErrorCode");
+        logrep_err err = (logrep_err)lr_f_int(rs, LR_FN_ErrorCode);
         if (err == LOGREP_ERR_STALE_BROKER_EPOCH || err == LOGREP_ERR_BROKER_ID_NOT_REGISTERED) {
             n->broker_epoch = -1; /* the controller lost us: register again */
             return 0;
         }
         if (!err) {
-            n->fenced = (int)lr_f_int(rs, "IsFenced");
-            if (n->shutting_down && lr_f_int(rs, "ShouldShutDown")) {
+            n->fenced = (int)lr_f_int(rs, LR_FN_IsFenced);
+            if (n->shutting_down && lr_f_int(rs, LR_FN_ShouldShutDown)) {
                 for (size_t i = 0; i < n->n_parts; i++)
                     logrep_log_flush(lr_partition_log(n->parts[i].rep), now_ms);
                 write_clean_marker(n);
@@ -765,12 +765,12 @@ int lr_broker_response(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_ms)
     }
     case LR_OUT_METADATA_FETCH: {
         n->md_fetching = 0;
-        logrep_struct *t = lr_f_count(rs, "Responses") > 0 ? lr_f_elem(rs, "Responses", 0) : NULL;
-        logrep_struct *pe = t && lr_f_count(t, "Partitions") > 0 ? lr_f_elem(t, "Partitions", 0) : NULL;
+        logrep_struct *t = lr_f_count(rs, LR_FN_Responses) > 0 ? lr_f_elem(rs, LR_FN_Responses, 0) : NULL;
+        logrep_struct *pe = t && lr_f_count(t, LR_FN_Partitions) > 0 ? lr_f_elem(t, LR_FN_Partitions, 0) : NULL;
         const uint8_t *recs = NULL;
         int32_t rlen = 0;
-        if (pe && !lr_f_int(pe, "ErrorCode"))
-            logrep_struct_bytes(pe, logrep_struct_field(pe, "Records"), &recs, &rlen);
+        if (pe && !lr_f_int(pe, LR_FN_ErrorCode))
+            logrep_struct_bytes(pe, lr_fid(pe, LR_FN_Records), &recs, &rlen);
         if (rlen > 0 && apply_record_set(n, recs, (size_t)rlen, now_ms) != 0)
             n->md_fetch_after = now_ms + 100;
         return 0;
@@ -790,9 +790,9 @@ int lr_broker_response(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_ms)
         return 0;
     case LR_OUT_ALLOCATE_PIDS:
         n->pid_requesting = 0;
-        if (!lr_f_int(rs, "ErrorCode")) {
-            n->pid_next = lr_f_int(rs, "ProducerIdStart");
-            n->pid_end = n->pid_next + lr_f_int(rs, "ProducerIdLen");
+        if (!lr_f_int(rs, LR_FN_ErrorCode)) {
+            n->pid_next = lr_f_int(rs, LR_FN_ProducerIdStart);
+            n->pid_end = n->pid_next + lr_f_int(rs, LR_FN_ProducerIdLen);
         }
         return 0;
     }

@@ -48,7 +48,7 @@ typedef struct out {
 
 static int wanted(const out *o, const char *name)
 {
-    int f = logrep_struct_field(o->q, "ConfigurationKeys");
+    int f = lr_fid(o->q, LR_FN_ConfigurationKeys);
     if (logrep_struct_is_null(o->q, f))
         return 1;
     size_t len = strlen(name);
@@ -62,7 +62,7 @@ static int wanted(const out *o, const char *name)
     return 0;
 }
 
-static void set_s(logrep_struct *s, const char *f, const char *v)
+static void set_s(logrep_struct *s, lr_fname f, const char *v)
 {
     lr_f_set_str(s, f, v, (int32_t)strlen(v));
 }
@@ -77,24 +77,24 @@ static void emit(out *o, const char *name, int8_t type, const char *doc, const s
         o->k++;
         return;
     }
-    logrep_struct *ce = lr_f_elem(o->r, "Configs", o->k++);
-    set_s(ce, "Name", name);
-    set_s(ce, "Value", syns[0].value);
-    lr_f_set_int(ce, "ReadOnly", 0);
-    lr_f_set_int(ce, "IsDefault", syns[0].source == SRC_DEFAULT);
-    lr_f_set_int(ce, "ConfigSource", syns[0].source);
-    lr_f_set_int(ce, "IsSensitive", 0);
-    lr_f_set_int(ce, "ConfigType", type);
+    logrep_struct *ce = lr_f_elem(o->r, LR_FN_Configs, o->k++);
+    set_s(ce, LR_FN_Name, name);
+    set_s(ce, LR_FN_Value, syns[0].value);
+    lr_f_set_int(ce, LR_FN_ReadOnly, 0);
+    lr_f_set_int(ce, LR_FN_IsDefault, syns[0].source == SRC_DEFAULT);
+    lr_f_set_int(ce, LR_FN_ConfigSource, syns[0].source);
+    lr_f_set_int(ce, LR_FN_IsSensitive, 0);
+    lr_f_set_int(ce, LR_FN_ConfigType, type);
     if (o->docs && doc)
-        set_s(ce, "Documentation", doc);
+        set_s(ce, LR_FN_Documentation, doc);
     else
-        logrep_struct_set_null(ce, logrep_struct_field(ce, "Documentation"));
-    lr_f_set_count(ce, "Synonyms", o->synonyms ? ns : 0);
+        logrep_struct_set_null(ce, lr_fid(ce, LR_FN_Documentation));
+    lr_f_set_count(ce, LR_FN_Synonyms, o->synonyms ? ns : 0);
     for (int i = 0; o->synonyms && i < ns; i++) {
-        logrep_struct *se = lr_f_elem(ce, "Synonyms", i);
-        set_s(se, "Name", syns[i].name);
-        set_s(se, "Value", syns[i].value);
-        lr_f_set_int(se, "Source", syns[i].source);
+        logrep_struct *se = lr_f_elem(ce, LR_FN_Synonyms, i);
+        set_s(se, LR_FN_Name, syns[i].name);
+        set_s(se, LR_FN_Value, syns[i].value);
+        lr_f_set_int(se, LR_FN_Source, syns[i].source);
     }
 }
 
@@ -226,19 +226,19 @@ int lr_handle_describe_configs(logrep_node *n, lr_conn *c)
         return err;
     int version = logrep_msg_version(n->req);
     logrep_struct *rs = logrep_msg_root(n->resp);
-    int32_t nr = lr_f_count(rq, "Resources");
-    err = lr_f_set_count(rs, "Results", nr < 0 ? 0 : nr);
+    int32_t nr = lr_f_count(rq, LR_FN_Resources);
+    err = lr_f_set_count(rs, LR_FN_Results, nr < 0 ? 0 : nr);
     for (int32_t i = 0; !err && i < nr; i++) {
-        logrep_struct *q = lr_f_elem(rq, "Resources", i);
-        logrep_struct *r = lr_f_elem(rs, "Results", i);
-        int8_t type = (int8_t)lr_f_int(q, "ResourceType");
+        logrep_struct *q = lr_f_elem(rq, LR_FN_Resources, i);
+        logrep_struct *r = lr_f_elem(rs, LR_FN_Results, i);
+        int8_t type = (int8_t)lr_f_int(q, LR_FN_ResourceType);
         const char *name;
         int32_t len;
-        lr_f_str(q, "ResourceName", &name, &len);
-        lr_f_set_int(r, "ResourceType", type);
+        lr_f_str(q, LR_FN_ResourceName, &name, &len);
+        lr_f_set_int(r, LR_FN_ResourceType, type);
         if (!name || len < 0)
             len = 0;
-        lr_f_set_str(r, "ResourceName", name ? name : "", len);
+        lr_f_set_str(r, LR_FN_ResourceName, name ? name : "", len);
         const char *why = NULL;
         int16_t code = 0;
         const lr_md_topic *t = NULL;
@@ -261,17 +261,17 @@ int lr_handle_describe_configs(logrep_node *n, lr_conn *c)
         } else {
             code = LOGREP_ERR_INVALID_REQUEST, why = "Unsupported resource type";
         }
-        lr_f_set_int(r, "ErrorCode", code);
+        lr_f_set_int(r, LR_FN_ErrorCode, code);
         if (why)
-            set_s(r, "ErrorMessage", why);
+            set_s(r, LR_FN_ErrorMessage, why);
         if (code) {
-            lr_f_set_count(r, "Configs", 0);
+            lr_f_set_count(r, LR_FN_Configs, 0);
             continue;
         }
-        out o = {n, q, NULL, 0, version >= 1 && lr_f_int(rq, "IncludeSynonyms"),
-                 version >= 3 && lr_f_int(rq, "IncludeDocumentation")};
+        out o = {n, q, NULL, 0, version >= 1 && lr_f_int(rq, LR_FN_IncludeSynonyms),
+                 version >= 3 && lr_f_int(rq, LR_FN_IncludeDocumentation)};
         run(&o, type, t, len > 0);
-        err = lr_f_set_count(r, "Configs", o.k);
+        err = lr_f_set_count(r, LR_FN_Configs, o.k);
         o.r = r;
         o.k = 0;
         if (!err)

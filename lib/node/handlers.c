@@ -146,13 +146,13 @@ static void fill_partition(logrep_node *n, logrep_struct *pe, int32_t index,
                            const lr_md_partition *mp)
 {
     (void)n;
-    lr_f_set_int(pe, "PartitionIndex", index);
-    lr_f_set_int(pe, "ErrorCode", mp->leader < 0 ? LOGREP_ERR_LEADER_NOT_AVAILABLE : 0);
-    lr_f_set_int(pe, "LeaderId", mp->leader);
-    lr_f_set_int(pe, "LeaderEpoch", mp->leader_epoch);
-    int fr = logrep_struct_field(pe, "ReplicaNodes");
-    int fi = logrep_struct_field(pe, "IsrNodes");
-    int fo = logrep_struct_field(pe, "OfflineReplicas");
+    lr_f_set_int(pe, LR_FN_PartitionIndex, index);
+    lr_f_set_int(pe, LR_FN_ErrorCode, mp->leader < 0 ? LOGREP_ERR_LEADER_NOT_AVAILABLE : 0);
+    lr_f_set_int(pe, LR_FN_LeaderId, mp->leader);
+    lr_f_set_int(pe, LR_FN_LeaderEpoch, mp->leader_epoch);
+    int fr = lr_fid(pe, LR_FN_ReplicaNodes);
+    int fi = lr_fid(pe, LR_FN_IsrNodes);
+    int fo = lr_fid(pe, LR_FN_OfflineReplicas);
     logrep_struct_set_count(pe, fr, mp->n_replicas);
     for (int32_t i = 0; i < mp->n_replicas; i++)
         logrep_struct_set_elem_int(pe, fr, i, mp->replicas[i]);
@@ -176,13 +176,13 @@ static void fill_partition(logrep_node *n, logrep_struct *pe, int32_t index,
 
 static void fill_topic(logrep_node *n, logrep_struct *te, const lr_md_topic *t)
 {
-    lr_f_set_int(te, "ErrorCode", 0);
-    lr_f_set_str(te, "Name", t->name, (int32_t)strlen(t->name));
-    logrep_struct_set_uuid(te, logrep_struct_field(te, "TopicId"), t->id);
-    lr_f_set_int(te, "IsInternal", t->name[0] == '_' && t->name[1] == '_');
-    lr_f_set_count(te, "Partitions", t->n_parts);
+    lr_f_set_int(te, LR_FN_ErrorCode, 0);
+    lr_f_set_str(te, LR_FN_Name, t->name, (int32_t)strlen(t->name));
+    logrep_struct_set_uuid(te, lr_fid(te, LR_FN_TopicId), t->id);
+    lr_f_set_int(te, LR_FN_IsInternal, t->name[0] == '_' && t->name[1] == '_');
+    lr_f_set_count(te, LR_FN_Partitions, t->n_parts);
     for (int32_t i = 0; i < t->n_parts; i++)
-        fill_partition(n, lr_f_elem(te, "Partitions", i), i, &t->parts[i]);
+        fill_partition(n, lr_f_elem(te, LR_FN_Partitions, i), i, &t->parts[i]);
 }
 
 static int handle_metadata(logrep_node *n, lr_conn *c, int64_t now_ms)
@@ -194,30 +194,30 @@ static int handle_metadata(logrep_node *n, lr_conn *c, int64_t now_ms)
     logrep_struct *rs = logrep_msg_root(n->resp);
     char cid[128];
     logrep_conf_get(n->conf, "logrep.cluster.id", cid, sizeof cid, NULL);
-    lr_f_set_str(rs, "ClusterId", cid, (int32_t)strlen(cid));
-    lr_f_set_int(rs, "ControllerId", n->ctl_id);
+    lr_f_set_str(rs, LR_FN_ClusterId, cid, (int32_t)strlen(cid));
+    lr_f_set_int(rs, LR_FN_ControllerId, n->ctl_id);
     size_t nb = lr_md_broker_count(n->img), live = 0;
     for (size_t i = 0; i < nb; i++) {
         const lr_md_broker *b = lr_md_broker_at(n->img, i);
         if (!b->fenced && b->n_endpoints)
             live++;
     }
-    lr_f_set_count(rs, "Brokers", (int32_t)live);
+    lr_f_set_count(rs, LR_FN_Brokers, (int32_t)live);
     size_t k = 0;
     for (size_t i = 0; i < nb; i++) {
         const lr_md_broker *b = lr_md_broker_at(n->img, i);
         if (b->fenced || !b->n_endpoints)
             continue;
-        logrep_struct *be = lr_f_elem(rs, "Brokers", (int32_t)k++);
-        lr_f_set_int(be, "NodeId", b->id);
-        lr_f_set_str(be, "Host", b->endpoints[0].host, (int32_t)strlen(b->endpoints[0].host));
-        lr_f_set_int(be, "Port", b->endpoints[0].port);
+        logrep_struct *be = lr_f_elem(rs, LR_FN_Brokers, (int32_t)k++);
+        lr_f_set_int(be, LR_FN_NodeId, b->id);
+        lr_f_set_str(be, LR_FN_Host, b->endpoints[0].host, (int32_t)strlen(b->endpoints[0].host));
+        lr_f_set_int(be, LR_FN_Port, b->endpoints[0].port);
         if (b->rack)
-            lr_f_set_str(be, "Rack", b->rack, (int32_t)strlen(b->rack));
+            lr_f_set_str(be, LR_FN_Rack, b->rack, (int32_t)strlen(b->rack));
         else
-            logrep_struct_set_null(be, logrep_struct_field(be, "Rack"));
+            logrep_struct_set_null(be, lr_fid(be, LR_FN_Rack));
     }
-    int ft = logrep_struct_field(rq, "Topics");
+    int ft = lr_fid(rq, LR_FN_Topics);
     /* v0 had no null: an empty list meant every topic. */
     if (logrep_struct_is_null(rq, ft) ||
         (logrep_msg_version(n->req) == 0 && logrep_struct_count(rq, ft) == 0)) {
@@ -225,32 +225,32 @@ static int handle_metadata(logrep_node *n, lr_conn *c, int64_t now_ms)
         size_t nt = lr_md_topic_count(n->img), shown = 0;
         for (size_t i = 0; i < nt; i++)
             shown += strcmp(lr_md_topic_at(n->img, i)->name, LR_METADATA_TOPIC) != 0;
-        lr_f_set_count(rs, "Topics", (int32_t)shown);
+        lr_f_set_count(rs, LR_FN_Topics, (int32_t)shown);
         for (size_t i = 0, j = 0; i < nt; i++) {
             const lr_md_topic *t = lr_md_topic_at(n->img, i);
             if (strcmp(t->name, LR_METADATA_TOPIC) != 0) /* left by older versions */
-                fill_topic(n, lr_f_elem(rs, "Topics", (int32_t)j++), t);
+                fill_topic(n, lr_f_elem(rs, LR_FN_Topics, (int32_t)j++), t);
         }
     } else {
         int32_t cnt = logrep_struct_count(rq, ft);
-        lr_f_set_count(rs, "Topics", cnt);
+        lr_f_set_count(rs, LR_FN_Topics, cnt);
         int autocreate = lr_conf_int(n->conf, LR_CONF_AUTO_CREATE_TOPICS) &&
-                         (logrep_msg_version(n->req) < 4 || lr_f_int(rq, "AllowAutoTopicCreation"));
+                         (logrep_msg_version(n->req) < 4 || lr_f_int(rq, LR_FN_AllowAutoTopicCreation));
         for (int32_t i = 0; i < cnt; i++) {
             logrep_struct *qt = logrep_struct_elem(rq, ft, i);
-            logrep_struct *te = lr_f_elem(rs, "Topics", i);
+            logrep_struct *te = lr_f_elem(rs, LR_FN_Topics, i);
             const char *name;
             int32_t len;
-            lr_f_str(qt, "Name", &name, &len);
+            lr_f_str(qt, LR_FN_Name, &name, &len);
             const lr_md_topic *t = name && len >= 0 ? topic_named(n, name, len) : NULL;
             if (!name || len < 0) {
                 /* v12: by topic id. */
-                const uint8_t *id = logrep_struct_uuid(qt, logrep_struct_field(qt, "TopicId"));
+                const uint8_t *id = logrep_struct_uuid(qt, lr_fid(qt, LR_FN_TopicId));
                 t = id ? lr_md_topic_by_id(n->img, id) : NULL;
                 if (!t) {
-                    lr_f_set_int(te, "ErrorCode", LOGREP_ERR_UNKNOWN_TOPIC_ID);
-                    logrep_struct_set_uuid(te, logrep_struct_field(te, "TopicId"), id);
-                    logrep_struct_set_null(te, logrep_struct_field(te, "Name"));
+                    lr_f_set_int(te, LR_FN_ErrorCode, LOGREP_ERR_UNKNOWN_TOPIC_ID);
+                    logrep_struct_set_uuid(te, lr_fid(te, LR_FN_TopicId), id);
+                    logrep_struct_set_null(te, lr_fid(te, LR_FN_Name));
                     continue;
                 }
             }
@@ -259,10 +259,10 @@ static int handle_metadata(logrep_node *n, lr_conn *c, int64_t now_ms)
                 continue;
             }
             if (name && len >= 0)
-                lr_f_set_str(te, "Name", name, len);
+                lr_f_set_str(te, LR_FN_Name, name, len);
             int16_t bad = name ? bad_name_error(n, name, len) : 0;
             if (bad) {
-                lr_f_set_int(te, "ErrorCode", bad);
+                lr_f_set_int(te, LR_FN_ErrorCode, bad);
             } else if (autocreate && name) {
                 char tn[LR_MD_MAX_TOPIC_NAME + 1];
                 memcpy(tn, name, (size_t)len);
@@ -270,9 +270,9 @@ static int handle_metadata(logrep_node *n, lr_conn *c, int64_t now_ms)
                 lr_node_forward_create(n, tn, (int32_t)lr_conf_int(n->conf, LR_CONF_NUM_PARTITIONS),
                                        (int16_t)lr_conf_int(n->conf, LR_CONF_DEFAULT_REPLICATION_FACTOR),
                                        now_ms);
-                lr_f_set_int(te, "ErrorCode", LOGREP_ERR_LEADER_NOT_AVAILABLE);
+                lr_f_set_int(te, LR_FN_ErrorCode, LOGREP_ERR_LEADER_NOT_AVAILABLE);
             } else {
-                lr_f_set_int(te, "ErrorCode", LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION);
+                lr_f_set_int(te, LR_FN_ErrorCode, LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION);
             }
         }
     }
@@ -332,26 +332,26 @@ static int produce_response(logrep_node *n, int16_t version, int32_t corr, presu
     for (int32_t i = 0; i < nr; i++)
         if (i == 0 || strcmp(r[i].topic, r[i - 1].topic) != 0)
             ntopics++;
-    lr_f_set_count(rs, "Responses", ntopics);
+    lr_f_set_count(rs, LR_FN_Responses, ntopics);
     int32_t ti = -1, pi = 0;
     logrep_struct *te = NULL;
     for (int32_t i = 0; i < nr; i++) {
         if (i == 0 || strcmp(r[i].topic, r[i - 1].topic) != 0) {
-            te = lr_f_elem(rs, "Responses", ++ti);
-            lr_f_set_str(te, "Name", r[i].topic, (int32_t)strlen(r[i].topic));
+            te = lr_f_elem(rs, LR_FN_Responses, ++ti);
+            lr_f_set_str(te, LR_FN_Name, r[i].topic, (int32_t)strlen(r[i].topic));
             int32_t cnt = 0;
             for (int32_t j = i; j < nr && strcmp(r[j].topic, r[i].topic) == 0; j++)
                 cnt++;
-            lr_f_set_count(te, "PartitionResponses", cnt);
+            lr_f_set_count(te, LR_FN_PartitionResponses, cnt);
             pi = 0;
         }
-        logrep_struct *pe = lr_f_elem(te, "PartitionResponses", pi++);
-        lr_f_set_int(pe, "Index", r[i].partition);
-        lr_f_set_int(pe, "ErrorCode", err_code(r[i].res.error));
-        lr_f_set_int(pe, "BaseOffset", r[i].res.error && r[i].res.error !=
+        logrep_struct *pe = lr_f_elem(te, LR_FN_PartitionResponses, pi++);
+        lr_f_set_int(pe, LR_FN_Index, r[i].partition);
+        lr_f_set_int(pe, LR_FN_ErrorCode, err_code(r[i].res.error));
+        lr_f_set_int(pe, LR_FN_BaseOffset, r[i].res.error && r[i].res.error !=
                      LOGREP_ERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND ? -1 : r[i].res.base_offset);
-        lr_f_set_int(pe, "LogAppendTimeMs", r[i].res.log_append_time);
-        lr_f_set_int(pe, "LogStartOffset", r[i].res.log_start_offset);
+        lr_f_set_int(pe, LR_FN_LogAppendTimeMs, r[i].res.log_append_time);
+        lr_f_set_int(pe, LR_FN_LogStartOffset, r[i].res.log_start_offset);
     }
     return 0;
 }
@@ -359,26 +359,26 @@ static int produce_response(logrep_node *n, int16_t version, int32_t corr, presu
 static int handle_produce(logrep_node *n, lr_conn *c, int64_t now_ms)
 {
     logrep_struct *rq = logrep_msg_root(n->req);
-    int16_t acks = (int16_t)lr_f_int(rq, "Acks");
-    int64_t timeout = lr_f_int(rq, "TimeoutMs");
-    int32_t nt = lr_f_count(rq, "TopicData");
+    int16_t acks = (int16_t)lr_f_int(rq, LR_FN_Acks);
+    int64_t timeout = lr_f_int(rq, LR_FN_TimeoutMs);
+    int32_t nt = lr_f_count(rq, LR_FN_TopicData);
     int32_t total = 0;
     for (int32_t i = 0; i < nt; i++)
-        total += lr_f_count(lr_f_elem(rq, "TopicData", i), "PartitionData");
+        total += lr_f_count(lr_f_elem(rq, LR_FN_TopicData, i), LR_FN_PartitionData);
     presult *res = lr_calloc(&n->alloc, total > 0 ? (size_t)total : 1, sizeof *res);
     if (!res)
         return LOGREP_ERR__NOMEM;
     int32_t k = 0, parked = 0;
     uint64_t base_token = (++n->token_seq) << 20;
     for (int32_t i = 0; i < nt; i++) {
-        logrep_struct *te = lr_f_elem(rq, "TopicData", i);
+        logrep_struct *te = lr_f_elem(rq, LR_FN_TopicData, i);
         const char *name;
         int32_t len;
-        lr_f_str(te, "Name", &name, &len);
-        int32_t np = lr_f_count(te, "PartitionData");
+        lr_f_str(te, LR_FN_Name, &name, &len);
+        int32_t np = lr_f_count(te, LR_FN_PartitionData);
         for (int32_t j = 0; j < np; j++, k++) {
-            logrep_struct *pe = lr_f_elem(te, "PartitionData", j);
-            int32_t index = (int32_t)lr_f_int(pe, "Index");
+            logrep_struct *pe = lr_f_elem(te, LR_FN_PartitionData, j);
+            int32_t index = (int32_t)lr_f_int(pe, LR_FN_Index);
             presult *r = &res[k];
             r->partition = index;
             r->topic = lr_malloc(&n->alloc, (size_t)(len > 0 ? len : 0) + 1);
@@ -392,7 +392,7 @@ static int handle_produce(logrep_node *n, lr_conn *c, int64_t now_ms)
             lr_npart *p = name ? part_named(n, name, len, index) : NULL;
             const uint8_t *recs;
             int32_t rlen;
-            logrep_struct_bytes(pe, logrep_struct_field(pe, "Records"), &recs, &rlen);
+            logrep_struct_bytes(pe, lr_fid(pe, LR_FN_Records), &recs, &rlen);
             if (!r->topic) {
                 r->res.error = LOGREP_ERR__NOMEM;
             } else if (!p) {
@@ -492,7 +492,7 @@ static void collect_completions(logrep_node *n)
 static int set_records(logrep_node *n, logrep_struct *pe, const logrep_log_slice *sl,
                        tmpbuf **tmps)
 {
-    int fr = logrep_struct_field(pe, "Records");
+    int fr = lr_fid(pe, LR_FN_Records);
     if (!sl->length)
         return logrep_struct_set_records(pe, fr, "", 0);
     int fd;
@@ -519,49 +519,49 @@ static int64_t run_fetch(logrep_node *n, int roles, int64_t now_ms, tmpbuf **tmp
 {
     logrep_struct *rq = logrep_msg_root(n->req);
     int version = logrep_msg_version(n->req);
-    int32_t replica_id = version >= 15 ? (int32_t)lr_f_int(logrep_struct_struct(rq, logrep_struct_field(rq, "ReplicaState")), "ReplicaId")
-                                       : (int32_t)lr_f_int(rq, "ReplicaId");
-    int64_t replica_epoch = version >= 15 ? lr_f_int(logrep_struct_struct(rq, logrep_struct_field(rq, "ReplicaState")), "ReplicaEpoch") : -1;
-    int64_t max_bytes = lr_f_int(rq, "MaxBytes");
-    int read_committed = lr_f_int(rq, "IsolationLevel") == 1;
+    int32_t replica_id = version >= 15 ? (int32_t)lr_f_int(logrep_struct_struct(rq, lr_fid(rq, LR_FN_ReplicaState)), LR_FN_ReplicaId)
+                                       : (int32_t)lr_f_int(rq, LR_FN_ReplicaId);
+    int64_t replica_epoch = version >= 15 ? lr_f_int(logrep_struct_struct(rq, lr_fid(rq, LR_FN_ReplicaState)), LR_FN_ReplicaEpoch) : -1;
+    int64_t max_bytes = lr_f_int(rq, LR_FN_MaxBytes);
+    int read_committed = lr_f_int(rq, LR_FN_IsolationLevel) == 1;
     const char *rack = NULL;
     int32_t rack_len = 0;
     char rackbuf[64] = "";
-    if (version >= 11 && lr_f_str(rq, "RackId", &rack, &rack_len) == 0 && rack && rack_len > 0 &&
+    if (version >= 11 && lr_f_str(rq, LR_FN_RackId, &rack, &rack_len) == 0 && rack && rack_len > 0 &&
         rack_len < (int32_t)sizeof rackbuf) {
         memcpy(rackbuf, rack, (size_t)rack_len);
         rackbuf[rack_len] = 0;
     }
     logrep_struct *rs = logrep_msg_root(n->resp);
-    int32_t nt = lr_f_count(rq, "Topics");
-    lr_f_set_count(rs, "Responses", nt);
+    int32_t nt = lr_f_count(rq, LR_FN_Topics);
+    lr_f_set_count(rs, LR_FN_Responses, nt);
     int64_t gathered = 0;
     for (int32_t i = 0; i < nt; i++) {
-        logrep_struct *qt = lr_f_elem(rq, "Topics", i);
-        logrep_struct *rt = lr_f_elem(rs, "Responses", i);
+        logrep_struct *qt = lr_f_elem(rq, LR_FN_Topics, i);
+        logrep_struct *rt = lr_f_elem(rs, LR_FN_Responses, i);
         const char *name = NULL;
         int32_t len = -1;
         const uint8_t *tid = NULL;
         if (version >= 13) {
-            tid = logrep_struct_uuid(qt, logrep_struct_field(qt, "TopicId"));
-            logrep_struct_set_uuid(rt, logrep_struct_field(rt, "TopicId"), tid);
+            tid = logrep_struct_uuid(qt, lr_fid(qt, LR_FN_TopicId));
+            logrep_struct_set_uuid(rt, lr_fid(rt, LR_FN_TopicId), tid);
             const lr_md_topic *t = lr_md_topic_by_id(n->img, tid);
             if (t) {
                 name = t->name;
                 len = (int32_t)strlen(t->name);
             }
         } else {
-            lr_f_str(qt, "Topic", &name, &len);
+            lr_f_str(qt, LR_FN_Topic, &name, &len);
             if (name && len >= 0)
-                lr_f_set_str(rt, "Topic", name, len);
+                lr_f_set_str(rt, LR_FN_Topic, name, len);
         }
-        int32_t np = lr_f_count(qt, "Partitions");
-        lr_f_set_count(rt, "Partitions", np);
+        int32_t np = lr_f_count(qt, LR_FN_Partitions);
+        lr_f_set_count(rt, LR_FN_Partitions, np);
         for (int32_t j = 0; j < np; j++) {
-            logrep_struct *qp = lr_f_elem(qt, "Partitions", j);
-            logrep_struct *rp = lr_f_elem(rt, "Partitions", j);
-            int32_t index = (int32_t)lr_f_int(qp, "Partition");
-            lr_f_set_int(rp, "PartitionIndex", index);
+            logrep_struct *qp = lr_f_elem(qt, LR_FN_Partitions, j);
+            logrep_struct *rp = lr_f_elem(rt, LR_FN_Partitions, j);
+            int32_t index = (int32_t)lr_f_int(qp, LR_FN_Partition);
+            lr_f_set_int(rp, LR_FN_PartitionIndex, index);
             if (tid && n->ctl && (roles & LR_ROLE_CONTROLLER) && lr_is_metadata_topic(tid) &&
                 replica_epoch >= 0) {
                 /* The controller's metadata log, fetched by registered
@@ -570,13 +570,13 @@ static int64_t run_fetch(logrep_node *n, int roles, int64_t now_ms, tmpbuf **tmp
                  * cannot know. */
                 logrep_log_slice sl;
                 int64_t hw, ls;
-                int64_t pmax = lr_f_int(qp, "PartitionMaxBytes");
-                logrep_err e = lr_nctl_fetch_metadata(n, lr_f_int(qp, "FetchOffset"),
+                int64_t pmax = lr_f_int(qp, LR_FN_PartitionMaxBytes);
+                logrep_err e = lr_nctl_fetch_metadata(n, lr_f_int(qp, LR_FN_FetchOffset),
                                                       (uint64_t)(pmax > 0 ? pmax : 0), &sl, &hw, &ls);
-                lr_f_set_int(rp, "ErrorCode", err_code(e));
-                lr_f_set_int(rp, "HighWatermark", hw);
-                lr_f_set_int(rp, "LastStableOffset", hw);
-                lr_f_set_int(rp, "LogStartOffset", ls);
+                lr_f_set_int(rp, LR_FN_ErrorCode, err_code(e));
+                lr_f_set_int(rp, LR_FN_HighWatermark, hw);
+                lr_f_set_int(rp, LR_FN_LastStableOffset, hw);
+                lr_f_set_int(rp, LR_FN_LogStartOffset, ls);
                 if (e)
                     *any_error = 1;
                 if (set_records(n, rp, &sl, tmps) != 0)
@@ -590,19 +590,19 @@ static int64_t run_fetch(logrep_node *n, int roles, int64_t now_ms, tmpbuf **tmp
             if (!p) {
                 int16_t e = name ? missing_part_error(n, name, len, index)
                                  : LOGREP_ERR_UNKNOWN_TOPIC_ID;
-                lr_f_set_int(rp, "ErrorCode", e);
-                lr_f_set_int(rp, "HighWatermark", -1);
-                logrep_struct_set_records(rp, logrep_struct_field(rp, "Records"), "", 0);
+                lr_f_set_int(rp, LR_FN_ErrorCode, e);
+                lr_f_set_int(rp, LR_FN_HighWatermark, -1);
+                logrep_struct_set_records(rp, lr_fid(rp, LR_FN_Records), "", 0);
                 *any_error = 1;
                 continue;
             }
             int64_t budget = max_bytes - gathered;
-            int64_t pmax = lr_f_int(qp, "PartitionMaxBytes");
+            int64_t pmax = lr_f_int(qp, LR_FN_PartitionMaxBytes);
             lr_fetch_req fr = {replica_id,
                                replica_epoch,
-                               (int32_t)lr_f_int(qp, "CurrentLeaderEpoch"),
-                               version >= 12 ? (int32_t)lr_f_int(qp, "LastFetchedEpoch") : -1,
-                               lr_f_int(qp, "FetchOffset"),
+                               (int32_t)lr_f_int(qp, LR_FN_CurrentLeaderEpoch),
+                               version >= 12 ? (int32_t)lr_f_int(qp, LR_FN_LastFetchedEpoch) : -1,
+                               lr_f_int(qp, LR_FN_FetchOffset),
                                (uint64_t)(budget < pmax ? (budget > 0 ? budget : 0) : pmax),
                                gathered == 0,
                                read_committed,
@@ -617,16 +617,16 @@ static int64_t run_fetch(logrep_node *n, int roles, int64_t now_ms, tmpbuf **tmp
              * old HW have data now. */
             if (lr_partition_high_watermark(p->rep) != hw_before)
                 n->data_changed = 1;
-            lr_f_set_int(rp, "ErrorCode", err_code(res.error));
-            lr_f_set_int(rp, "HighWatermark", res.high_watermark);
-            lr_f_set_int(rp, "LastStableOffset", res.last_stable_offset);
-            lr_f_set_int(rp, "LogStartOffset", res.log_start_offset);
-            lr_f_set_int(rp, "PreferredReadReplica", res.preferred_read_replica);
+            lr_f_set_int(rp, LR_FN_ErrorCode, err_code(res.error));
+            lr_f_set_int(rp, LR_FN_HighWatermark, res.high_watermark);
+            lr_f_set_int(rp, LR_FN_LastStableOffset, res.last_stable_offset);
+            lr_f_set_int(rp, LR_FN_LogStartOffset, res.log_start_offset);
+            lr_f_set_int(rp, LR_FN_PreferredReadReplica, res.preferred_read_replica);
             if (res.diverging_epoch >= 0 || res.diverging_end_offset >= 0) {
                 logrep_struct *de;
-                logrep_struct_set_struct(rp, logrep_struct_field(rp, "DivergingEpoch"), &de);
-                lr_f_set_int(de, "Epoch", res.diverging_epoch);
-                lr_f_set_int(de, "EndOffset", res.diverging_end_offset);
+                logrep_struct_set_struct(rp, lr_fid(rp, LR_FN_DivergingEpoch), &de);
+                lr_f_set_int(de, LR_FN_Epoch, res.diverging_epoch);
+                lr_f_set_int(de, LR_FN_EndOffset, res.diverging_end_offset);
                 *any_error = 1;
             }
             if (res.error || res.preferred_read_replica >= 0)
@@ -652,16 +652,16 @@ static int handle_fetch(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t
     const char *cid;
     int32_t cid_len = -1;
     int16_t top = 0;
-    int64_t session_epoch = lr_f_int(logrep_msg_root(n->req), "SessionEpoch");
+    int64_t session_epoch = lr_f_int(logrep_msg_root(n->req), LR_FN_SessionEpoch);
     if ((lr_node_conn_roles(n, c) & LR_ROLE_CONTROLLER) &&
-        lr_f_str(logrep_msg_root(n->req), "ClusterId", &cid, &cid_len) == 0 &&
+        lr_f_str(logrep_msg_root(n->req), LR_FN_ClusterId, &cid, &cid_len) == 0 &&
         !lr_node_cluster_id_ok(n, cid, cid_len))
         top = LOGREP_ERR_INCONSISTENT_CLUSTER_ID; /* not our metadata log */
     else if (logrep_msg_version(n->req) >= 7 && session_epoch != 0 && session_epoch != -1)
         top = LOGREP_ERR_FETCH_SESSION_ID_NOT_FOUND; /* incremental: no session is ever created */
     if (top) {
         *answered = 1;
-        lr_f_set_int(logrep_msg_root(n->resp), "ErrorCode", top);
+        lr_f_set_int(logrep_msg_root(n->resp), LR_FN_ErrorCode, top);
         return d ? lr_node_finish(n, c, d->slot, n->resp) : respond_now(n, c, &tmps);
     }
     int any_error = 0;
@@ -671,8 +671,8 @@ static int handle_fetch(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t
         return LOGREP_ERR__NOMEM;
     }
     logrep_struct *rq = logrep_msg_root(n->req);
-    int64_t min_bytes = lr_f_int(rq, "MinBytes");
-    int64_t max_wait = lr_f_int(rq, "MaxWaitMs");
+    int64_t min_bytes = lr_f_int(rq, LR_FN_MinBytes);
+    int64_t max_wait = lr_f_int(rq, LR_FN_MaxWaitMs);
     int answer = got >= min_bytes || max_wait <= 0 || any_error ||
                  (d && now_ms >= d->deadline) || n->shutting_down;
     if (answer) {
@@ -704,9 +704,9 @@ static int handle_fetch(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t
 /* Requests shaped Topics[Name, Partitions[Index, ...]] answered with the
  * same shape: the names of the fields differ per API. */
 typedef struct part_api {
-    const char *topic_name;    /* "Name" or "Topic" */
-    const char *index_q;       /* index field in the request partition */
-    const char *index_r;       /* and in the response partition */
+    lr_fname topic_name;       /* Name or Topic */
+    lr_fname index_q;          /* index field in the request partition */
+    lr_fname index_r;          /* and in the response partition */
     /* Fills rp for one partition; p is NULL when not hosted here. */
     void (*fn)(logrep_node *n, lr_npart *p, int16_t missing, const logrep_struct *rq,
                const logrep_struct *qp, logrep_struct *rp);
@@ -719,21 +719,21 @@ static int each_partition(logrep_node *n, lr_conn *c, const part_api *api)
     if (err)
         return err;
     logrep_struct *rs = logrep_msg_root(n->resp);
-    int32_t nt = lr_f_count(rq, "Topics");
-    lr_f_set_count(rs, "Topics", nt);
+    int32_t nt = lr_f_count(rq, LR_FN_Topics);
+    lr_f_set_count(rs, LR_FN_Topics, nt);
     for (int32_t i = 0; i < nt; i++) {
-        logrep_struct *qt = lr_f_elem(rq, "Topics", i);
-        logrep_struct *rt = lr_f_elem(rs, "Topics", i);
+        logrep_struct *qt = lr_f_elem(rq, LR_FN_Topics, i);
+        logrep_struct *rt = lr_f_elem(rs, LR_FN_Topics, i);
         const char *name;
         int32_t len;
         lr_f_str(qt, api->topic_name, &name, &len);
         if (name && len >= 0)
             lr_f_set_str(rt, api->topic_name, name, len);
-        int32_t np = lr_f_count(qt, "Partitions");
-        lr_f_set_count(rt, "Partitions", np);
+        int32_t np = lr_f_count(qt, LR_FN_Partitions);
+        lr_f_set_count(rt, LR_FN_Partitions, np);
         for (int32_t j = 0; j < np; j++) {
-            logrep_struct *qp = lr_f_elem(qt, "Partitions", j);
-            logrep_struct *rp = lr_f_elem(rt, "Partitions", j);
+            logrep_struct *qp = lr_f_elem(qt, LR_FN_Partitions, j);
+            logrep_struct *rp = lr_f_elem(rt, LR_FN_Partitions, j);
             int32_t index = (int32_t)lr_f_int(qp, api->index_q);
             lr_f_set_int(rp, api->index_r, index);
             lr_npart *p = name ? part_named(n, name, len, index) : NULL;
@@ -751,15 +751,15 @@ static void list_offsets_part(logrep_node *n, lr_npart *p, int16_t missing,
     int32_t ep = -1;
     logrep_err e = missing;
     if (p)
-        e = lr_partition_list_offsets(p->rep, (int32_t)lr_f_int(qp, "CurrentLeaderEpoch"),
-                                      lr_f_int(qp, "Timestamp"), lr_f_int(rq, "IsolationLevel") == 1,
+        e = lr_partition_list_offsets(p->rep, (int32_t)lr_f_int(qp, LR_FN_CurrentLeaderEpoch),
+                                      lr_f_int(qp, LR_FN_Timestamp), lr_f_int(rq, LR_FN_IsolationLevel) == 1,
                                       &off, &ts, &ep);
-    lr_f_set_int(rp, "ErrorCode", err_code(e));
-    lr_f_set_int(rp, "Offset", off);
-    lr_f_set_int(rp, "Timestamp", ts);
-    lr_f_set_int(rp, "LeaderEpoch", ep);
+    lr_f_set_int(rp, LR_FN_ErrorCode, err_code(e));
+    lr_f_set_int(rp, LR_FN_Offset, off);
+    lr_f_set_int(rp, LR_FN_Timestamp, ts);
+    lr_f_set_int(rp, LR_FN_LeaderEpoch, ep);
     if (logrep_msg_version(n->req) == 0) {
-        int fo = logrep_struct_field(rp, "OldStyleOffsets");
+        int fo = lr_fid(rp, LR_FN_OldStyleOffsets);
         logrep_struct_set_count(rp, fo, off >= 0 ? 1 : 0);
         if (off >= 0)
             logrep_struct_set_elem_int(rp, fo, 0, off);
@@ -775,16 +775,17 @@ static void epoch_end_part(logrep_node *n, lr_npart *p, int16_t missing, const l
     int64_t e_off = -1;
     logrep_err e = missing;
     if (p)
-        e = lr_partition_epoch_end(p->rep, (int32_t)lr_f_int(qp, "CurrentLeaderEpoch"),
-                                   (int32_t)lr_f_int(qp, "LeaderEpoch"), &e_epoch, &e_off);
-    lr_f_set_int(rp, "ErrorCode", err_code(e));
-    lr_f_set_int(rp, "LeaderEpoch", e_epoch);
-    lr_f_set_int(rp, "EndOffset", e_off);
+        e = lr_partition_epoch_end(p->rep, (int32_t)lr_f_int(qp, LR_FN_CurrentLeaderEpoch),
+                                   (int32_t)lr_f_int(qp, LR_FN_LeaderEpoch), &e_epoch, &e_off);
+    lr_f_set_int(rp, LR_FN_ErrorCode, err_code(e));
+    lr_f_set_int(rp, LR_FN_LeaderEpoch, e_epoch);
+    lr_f_set_int(rp, LR_FN_EndOffset, e_off);
 }
 
-static const part_api list_offsets_api = {"Name", "PartitionIndex", "PartitionIndex",
+static const part_api list_offsets_api = {LR_FN_Name, LR_FN_PartitionIndex, LR_FN_PartitionIndex,
                                           list_offsets_part};
-static const part_api epoch_end_api = {"Topic", "Partition", "Partition", epoch_end_part};
+static const part_api epoch_end_api = {LR_FN_Topic, LR_FN_Partition, LR_FN_Partition,
+                                       epoch_end_part};
 
 /* ------------------------------------------------------------ InitProducerId */
 
@@ -797,18 +798,18 @@ static int handle_init_producer_id(logrep_node *n, lr_conn *c, int64_t now_ms)
     logrep_struct *rs = logrep_msg_root(n->resp);
     const char *txn;
     int32_t txn_len;
-    lr_f_str(rq, "TransactionalId", &txn, &txn_len);
+    lr_f_str(rq, LR_FN_TransactionalId, &txn, &txn_len);
     int64_t pid = -1;
     int16_t code = 0;
     if (txn_len >= 0) {
         code = LOGREP_ERR_COORDINATOR_NOT_AVAILABLE; /* transactions: not served yet */
     } else {
-        int64_t prev = lr_f_int(rq, "ProducerId");
-        int16_t prev_epoch = (int16_t)lr_f_int(rq, "ProducerEpoch");
+        int64_t prev = lr_f_int(rq, LR_FN_ProducerId);
+        int16_t prev_epoch = (int16_t)lr_f_int(rq, LR_FN_ProducerEpoch);
         if (prev >= 0 && prev_epoch >= 0 && prev_epoch < INT16_MAX - 1) {
             /* KIP-360: bump the epoch of a known id. */
-            lr_f_set_int(rs, "ProducerId", prev);
-            lr_f_set_int(rs, "ProducerEpoch", prev_epoch + 1);
+            lr_f_set_int(rs, LR_FN_ProducerId, prev);
+            lr_f_set_int(rs, LR_FN_ProducerEpoch, prev_epoch + 1);
             tmpbuf *tmps = NULL;
             return respond_now(n, c, &tmps);
         }
@@ -816,9 +817,9 @@ static int handle_init_producer_id(logrep_node *n, lr_conn *c, int64_t now_ms)
         if (e)
             code = e > 0 ? (int16_t)e : LOGREP_ERR_COORDINATOR_LOAD_IN_PROGRESS;
     }
-    lr_f_set_int(rs, "ErrorCode", code);
-    lr_f_set_int(rs, "ProducerId", pid);
-    lr_f_set_int(rs, "ProducerEpoch", code ? -1 : 0);
+    lr_f_set_int(rs, LR_FN_ErrorCode, code);
+    lr_f_set_int(rs, LR_FN_ProducerId, pid);
+    lr_f_set_int(rs, LR_FN_ProducerEpoch, code ? -1 : 0);
     tmpbuf *tmps = NULL;
     return respond_now(n, c, &tmps);
 }
@@ -838,28 +839,28 @@ static int handle_find_coordinator(logrep_node *n, lr_conn *c)
     logrep_struct *rs = logrep_msg_root(n->resp);
     static const char msg[] = "the coordinator is not available on this broker";
     if (logrep_msg_version(n->req) < 4) {
-        lr_f_set_int(rs, "ErrorCode", LOGREP_ERR_COORDINATOR_NOT_AVAILABLE);
-        lr_f_set_str(rs, "ErrorMessage", msg, (int32_t)sizeof msg - 1);
-        lr_f_set_int(rs, "NodeId", -1);
-        lr_f_set_str(rs, "Host", "", 0);
-        lr_f_set_int(rs, "Port", -1);
+        lr_f_set_int(rs, LR_FN_ErrorCode, LOGREP_ERR_COORDINATOR_NOT_AVAILABLE);
+        lr_f_set_str(rs, LR_FN_ErrorMessage, msg, (int32_t)sizeof msg - 1);
+        lr_f_set_int(rs, LR_FN_NodeId, -1);
+        lr_f_set_str(rs, LR_FN_Host, "", 0);
+        lr_f_set_int(rs, LR_FN_Port, -1);
     } else {
-        int fk = logrep_struct_field(rq, "CoordinatorKeys");
+        int fk = lr_fid(rq, LR_FN_CoordinatorKeys);
         int32_t nk = logrep_struct_count(rq, fk);
         if (nk < 0)
             nk = 0;
-        lr_f_set_count(rs, "Coordinators", nk);
+        lr_f_set_count(rs, LR_FN_Coordinators, nk);
         for (int32_t i = 0; i < nk; i++) {
             const uint8_t *key = NULL;
             int32_t klen = 0;
             logrep_struct_elem_bytes(rq, fk, i, &key, &klen);
-            logrep_struct *ce = lr_f_elem(rs, "Coordinators", i);
-            lr_f_set_str(ce, "Key", (const char *)key, klen < 0 ? 0 : klen);
-            lr_f_set_int(ce, "NodeId", -1);
-            lr_f_set_str(ce, "Host", "", 0);
-            lr_f_set_int(ce, "Port", -1);
-            lr_f_set_int(ce, "ErrorCode", LOGREP_ERR_COORDINATOR_NOT_AVAILABLE);
-            lr_f_set_str(ce, "ErrorMessage", msg, (int32_t)sizeof msg - 1);
+            logrep_struct *ce = lr_f_elem(rs, LR_FN_Coordinators, i);
+            lr_f_set_str(ce, LR_FN_Key, (const char *)key, klen < 0 ? 0 : klen);
+            lr_f_set_int(ce, LR_FN_NodeId, -1);
+            lr_f_set_str(ce, LR_FN_Host, "", 0);
+            lr_f_set_int(ce, LR_FN_Port, -1);
+            lr_f_set_int(ce, LR_FN_ErrorCode, LOGREP_ERR_COORDINATOR_NOT_AVAILABLE);
+            lr_f_set_str(ce, LR_FN_ErrorMessage, msg, (int32_t)sizeof msg - 1);
         }
     }
     tmpbuf *tmps = NULL;

@@ -81,7 +81,7 @@ int lr_node_serves(const logrep_node *n, const lr_conn *c, int api)
 int lr_node_fill_api_versions(logrep_node *n, const lr_conn *c)
 {
     logrep_struct *root = logrep_msg_root(n->resp);
-    int keys = logrep_struct_field(root, "ApiKeys");
+    int keys = lr_fid(root, LR_FN_ApiKeys);
     int32_t k = 0;
     for (size_t i = 0; i < NSERVED; i++)
         k += lr_node_serves(n, c, served[i].api) && logrep_proto_api(served[i].api);
@@ -92,9 +92,9 @@ int lr_node_fill_api_versions(logrep_node *n, const lr_conn *c)
         if (!r || !lr_node_serves(n, c, served[i].api))
             continue;
         logrep_struct *e = logrep_struct_elem(root, keys, k++);
-        lr_f_set_int(e, "ApiKey", r->api_key);
-        lr_f_set_int(e, "MinVersion", r->min_version);
-        lr_f_set_int(e, "MaxVersion", r->max_version);
+        lr_f_set_int(e, LR_FN_ApiKey, r->api_key);
+        lr_f_set_int(e, LR_FN_MinVersion, r->min_version);
+        lr_f_set_int(e, LR_FN_MaxVersion, r->max_version);
     }
     return err;
 }

@@ -7,46 +7,6 @@
 
 #include "node/node_int.h"
 
-/* ------------------------------------------------------------ fields */
-
-int64_t lr_f_int(const logrep_struct *s, const char *name)
-{
-    return logrep_struct_int(s, logrep_struct_field(s, name));
-}
-
-int lr_f_set_int(logrep_struct *s, const char *name, int64_t v)
-{
-    return logrep_struct_set_int(s, logrep_struct_field(s, name), v);
-}
-
-int lr_f_str(const logrep_struct *s, const char *name, const char **p, int32_t *len)
-{
-    const uint8_t *b = NULL;
-    int err = logrep_struct_bytes(s, logrep_struct_field(s, name), &b, len);
-    *p = (const char *)b;
-    return err;
-}
-
-int lr_f_set_str(logrep_struct *s, const char *name, const char *p, int32_t len)
-{
-    return logrep_struct_set_bytes_copy(s, logrep_struct_field(s, name), p, len);
-}
-
-int32_t lr_f_count(const logrep_struct *s, const char *name)
-{
-    return logrep_struct_count(s, logrep_struct_field(s, name));
-}
-
-logrep_struct *lr_f_elem(const logrep_struct *s, const char *name, int32_t i)
-{
-    return logrep_struct_elem(s, logrep_struct_field(s, name), i);
-}
-
-int lr_f_set_count(logrep_struct *s, const char *name, int32_t count)
-{
-    return logrep_struct_set_count(s, logrep_struct_field(s, name), count);
-}
-
 /* ------------------------------------------------------------ conf */
 
 static char *dup_conf_str(logrep_node *n, const char *name)

@@ -13,6 +13,7 @@
 #include "logrep/log.h"
 #include "logrep/node.h"
 #include "logrep/proto.h"
+#include "proto/fields.h"
 #include "replica/partition.h"
 
 /* The metadata log's partition, as KRaft names it. */
@@ -275,14 +276,5 @@ int lr_node_forward_create(logrep_node *n, const char *name, int32_t partitions,
                            int64_t now_ms);
 int lr_node_take_producer_id(logrep_node *n, int64_t now_ms, int64_t *pid);
 void lr_node_admin_done(logrep_node *n, void *ctx, int64_t now_ms);
-
-/* Field helpers over the proto tree (lookup by Kafka field name). */
-int64_t lr_f_int(const logrep_struct *s, const char *name);
-int lr_f_set_int(logrep_struct *s, const char *name, int64_t v);
-int lr_f_str(const logrep_struct *s, const char *name, const char **p, int32_t *len);
-int lr_f_set_str(logrep_struct *s, const char *name, const char *p, int32_t len);
-int32_t lr_f_count(const logrep_struct *s, const char *name);
-logrep_struct *lr_f_elem(const logrep_struct *s, const char *name, int32_t i);
-int lr_f_set_count(logrep_struct *s, const char *name, int32_t count);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <logrep/proto.h>
+#include "field_names.h" /* generated: lr_fname, one constant per field name */
 
 enum { LR_PV_INF = 127 };
 
@@ -23,6 +24,7 @@ typedef struct lr_pstruct lr_pstruct;
 
 typedef struct lr_pfield {
     const char *name;
+    uint16_t id;            /* lr_fname of the name */
     uint8_t type;           /* LOGREP_FT_* */
     uint8_t elem;           /* element type of an array */
     int8_t v0, v1;          /* versions present */
@@ -48,11 +50,11 @@ typedef struct lr_papi {
     const lr_pstruct *req, *resp;
 } lr_papi;
 
-/* Compact table rows: name, type, element type, versions, nullable
+/* Compact table rows: name (an identifier), type, element type, versions, nullable
  * versions, tagged-from, tag, default, flags, sub-struct. Table files
  * define X as LR_PV_INF for open ends. */
 #define LR_F(name, type, elem, v0, v1, n0, n1, t0, tag, def, flags, sub) \
-    { name, LOGREP_FT_##type, elem, v0, v1, n0, n1, t0, flags, tag, def, sub }
+    { #name, LR_FN_##name, LOGREP_FT_##type, elem, v0, v1, n0, n1, t0, flags, tag, def, sub }
 
 extern const lr_papi lr_proto_apis[];
 extern const size_t lr_proto_api_count;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/fields.h"
 #include "sim/sim_int.h"
 
 #define CLIENT_TIMEOUT_MS 3000
@@ -43,29 +44,9 @@ lr_sim_actor *lr_sim_actor_new(logrep_sim *s, int kind)
     return a;
 }
 
-static logrep_struct *el(logrep_struct *st, const char *name, int32_t i)
+static void settopic(logrep_struct *st, lr_fname name)
 {
-    return logrep_struct_elem(st, logrep_struct_field(st, name), i);
-}
-
-static int64_t fi(logrep_struct *st, const char *name)
-{
-    return logrep_struct_int(st, logrep_struct_field(st, name));
-}
-
-static void seti(logrep_struct *st, const char *name, int64_t v)
-{
-    logrep_struct_set_int(st, logrep_struct_field(st, name), v);
-}
-
-static void setcount(logrep_struct *st, const char *name, int32_t n)
-{
-    logrep_struct_set_count(st, logrep_struct_field(st, name), n);
-}
-
-static void settopic(logrep_struct *st, const char *name)
-{
-    logrep_struct_set_bytes(st, logrep_struct_field(st, name), LR_SIM_TOPIC, 1);
+    logrep_struct_set_bytes(st, lr_fid(st, name), LR_SIM_TOPIC, 1);
 }
 
 /* Sends s->msg from the actor to node `to` on a new connection. */
@@ -107,8 +88,8 @@ static int send_metadata(logrep_sim *s, lr_sim_actor *a)
         return -1;
     logrep_msg_init_request(s->msg, LOGREP_API_METADATA, 9, ++a->corr, "sim");
     logrep_struct *r = logrep_msg_root(s->msg);
-    setcount(r, "Topics", 1);
-    settopic(el(r, "Topics", 0), "Name");
+    lr_f_set_count(r, LR_FN_Topics, 1);
+    settopic(lr_f_elem(r, LR_FN_Topics, 0), LR_FN_Name);
     return send_req(s, a, to, AS_META);
 }
 
@@ -119,8 +100,8 @@ static int send_init(logrep_sim *s, lr_sim_actor *a)
         return -1;
     logrep_msg_init_request(s->msg, LOGREP_API_INIT_PRODUCER_ID, 1, ++a->corr, "sim");
     logrep_struct *r = logrep_msg_root(s->msg);
-    logrep_struct_set_bytes(r, logrep_struct_field(r, "TransactionalId"), NULL, -1);
-    seti(r, "TransactionTimeoutMs", 60000);
+    logrep_struct_set_bytes(r, lr_fid(r, LR_FN_TransactionalId), NULL, -1);
+    lr_f_set_int(r, LR_FN_TransactionTimeoutMs, 60000);
     return send_req(s, a, to, AS_INIT);
 }
 
@@ -151,15 +132,15 @@ static int send_produce(logrep_sim *s, lr_sim_actor *a, int32_t to)
     }
     logrep_msg_init_request(s->msg, LOGREP_API_PRODUCE, 7, ++a->corr, "sim");
     logrep_struct *r = logrep_msg_root(s->msg);
-    seti(r, "Acks", a->acks);
-    seti(r, "TimeoutMs", PRODUCE_TIMEOUT_MS);
-    setcount(r, "TopicData", 1);
-    logrep_struct *t = el(r, "TopicData", 0);
-    settopic(t, "Name");
-    setcount(t, "PartitionData", 1);
-    logrep_struct *p = el(t, "PartitionData", 0);
-    seti(p, "Index", a->partition);
-    logrep_struct_set_records(p, logrep_struct_field(p, "Records"), batch, (int32_t)blen);
+    lr_f_set_int(r, LR_FN_Acks, a->acks);
+    lr_f_set_int(r, LR_FN_TimeoutMs, PRODUCE_TIMEOUT_MS);
+    lr_f_set_count(r, LR_FN_TopicData, 1);
+    logrep_struct *t = lr_f_elem(r, LR_FN_TopicData, 0);
+    settopic(t, LR_FN_Name);
+    lr_f_set_count(t, LR_FN_PartitionData, 1);
+    logrep_struct *p = lr_f_elem(t, LR_FN_PartitionData, 0);
+    lr_f_set_int(p, LR_FN_Index, a->partition);
+    logrep_struct_set_records(p, lr_fid(p, LR_FN_Records), batch, (int32_t)blen);
     a->attempts++;
     lr_sim_trace(s, "client %d: produce w%d.%u seq %u+%d acks %d attempt %d -> node %d", a->idx,
                  a->idx + 1, a->session, a->batch_seq, a->batch_n, a->acks, a->attempts, to);
@@ -170,21 +151,21 @@ static int send_fetch(logrep_sim *s, lr_sim_actor *a, int32_t to)
 {
     logrep_msg_init_request(s->msg, LOGREP_API_FETCH, 11, ++a->corr, "sim");
     logrep_struct *r = logrep_msg_root(s->msg);
-    seti(r, "ReplicaId", -1);
-    seti(r, "MaxWaitMs", 0);
-    seti(r, "MinBytes", 0);
-    seti(r, "MaxBytes", 1 << 20);
-    setcount(r, "Topics", 1);
-    logrep_struct *t = el(r, "Topics", 0);
-    settopic(t, "Topic");
-    setcount(t, "Partitions", 1);
-    logrep_struct *p = el(t, "Partitions", 0);
-    seti(p, "Partition", a->partition);
-    seti(p, "CurrentLeaderEpoch", a->kind == ACT_ONESHOT ? -1 : a->leader_epoch);
-    seti(p, "FetchOffset", a->kind == ACT_ONESHOT ? a->q_offset : a->position);
-    seti(p, "PartitionMaxBytes", 1 << 20);
+    lr_f_set_int(r, LR_FN_ReplicaId, -1);
+    lr_f_set_int(r, LR_FN_MaxWaitMs, 0);
+    lr_f_set_int(r, LR_FN_MinBytes, 0);
+    lr_f_set_int(r, LR_FN_MaxBytes, 1 << 20);
+    lr_f_set_count(r, LR_FN_Topics, 1);
+    logrep_struct *t = lr_f_elem(r, LR_FN_Topics, 0);
+    settopic(t, LR_FN_Topic);
+    lr_f_set_count(t, LR_FN_Partitions, 1);
+    logrep_struct *p = lr_f_elem(t, LR_FN_Partitions, 0);
+    lr_f_set_int(p, LR_FN_Partition, a->partition);
+    lr_f_set_int(p, LR_FN_CurrentLeaderEpoch, a->kind == ACT_ONESHOT ? -1 : a->leader_epoch);
+    lr_f_set_int(p, LR_FN_FetchOffset, a->kind == ACT_ONESHOT ? a->q_offset : a->position);
+    lr_f_set_int(p, LR_FN_PartitionMaxBytes, 1 << 20);
     if (a->rack[0])
-        logrep_struct_set_bytes(r, logrep_struct_field(r, "RackId"), a->rack,
+        logrep_struct_set_bytes(r, lr_fid(r, LR_FN_RackId), a->rack,
                                 (int32_t)strlen(a->rack));
     return send_req(s, a, to, AS_FETCH);
 }
@@ -193,16 +174,16 @@ static int send_list(logrep_sim *s, lr_sim_actor *a, int32_t to, int64_t ts)
 {
     logrep_msg_init_request(s->msg, LOGREP_API_LIST_OFFSETS, 5, ++a->corr, "sim");
     logrep_struct *r = logrep_msg_root(s->msg);
-    seti(r, "ReplicaId", -1);
-    seti(r, "IsolationLevel", 0);
-    setcount(r, "Topics", 1);
-    logrep_struct *t = el(r, "Topics", 0);
-    settopic(t, "Name");
-    setcount(t, "Partitions", 1);
-    logrep_struct *p = el(t, "Partitions", 0);
-    seti(p, "PartitionIndex", a->partition);
-    seti(p, "CurrentLeaderEpoch", a->kind == ACT_ONESHOT ? -1 : a->leader_epoch);
-    seti(p, "Timestamp", ts);
+    lr_f_set_int(r, LR_FN_ReplicaId, -1);
+    lr_f_set_int(r, LR_FN_IsolationLevel, 0);
+    lr_f_set_count(r, LR_FN_Topics, 1);
+    logrep_struct *t = lr_f_elem(r, LR_FN_Topics, 0);
+    settopic(t, LR_FN_Name);
+    lr_f_set_count(t, LR_FN_Partitions, 1);
+    logrep_struct *p = lr_f_elem(t, LR_FN_Partitions, 0);
+    lr_f_set_int(p, LR_FN_PartitionIndex, a->partition);
+    lr_f_set_int(p, LR_FN_CurrentLeaderEpoch, a->kind == ACT_ONESHOT ? -1 : a->leader_epoch);
+    lr_f_set_int(p, LR_FN_Timestamp, ts);
     return send_req(s, a, to, AS_LIST);
 }
 
@@ -243,9 +224,9 @@ static void produce_indeterminate(logrep_sim *s, lr_sim_actor *a)
 
 static void on_produce(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
 {
-    logrep_struct *rp = el(el(root, "Responses", 0), "PartitionResponses", 0);
-    int16_t err = rp ? (int16_t)fi(rp, "ErrorCode") : LOGREP_ERR_UNKNOWN_SERVER_ERROR;
-    int64_t base = rp ? fi(rp, "BaseOffset") : -1;
+    logrep_struct *rp = lr_f_elem(lr_f_elem(root, LR_FN_Responses, 0), LR_FN_PartitionResponses, 0);
+    int16_t err = rp ? (int16_t)lr_f_int(rp, LR_FN_ErrorCode) : LOGREP_ERR_UNKNOWN_SERVER_ERROR;
+    int64_t base = rp ? lr_f_int(rp, LR_FN_BaseOffset) : -1;
     uint64_t first = lr_sim_rid((uint32_t)a->idx + 1, a->session, a->batch_seq);
     lr_sim_trace(s, "client %d: produce w%d.%u seq %u+%d -> %s base %lld", a->idx, a->idx + 1,
                  a->session, a->batch_seq, a->batch_n, err ? logrep_err_name(err) : "NONE",
@@ -331,11 +312,11 @@ static int parse_records(logrep_sim *s, lr_sim_actor *a, const uint8_t *recs, in
  * (epochs only grow, so a zombie is still one when its answer arrives). */
 static void on_fetch(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
 {
-    logrep_struct *rp = el(el(root, "Responses", 0), "Partitions", 0);
-    int16_t err = rp ? (int16_t)fi(rp, "ErrorCode") : LOGREP_ERR_UNKNOWN_SERVER_ERROR;
+    logrep_struct *rp = lr_f_elem(lr_f_elem(root, LR_FN_Responses, 0), LR_FN_Partitions, 0);
+    int16_t err = rp ? (int16_t)lr_f_int(rp, LR_FN_ErrorCode) : LOGREP_ERR_UNKNOWN_SERVER_ERROR;
     if (a->kind == ACT_ONESHOT) {
         a->result = err;
-        a->r_hw = rp ? fi(rp, "HighWatermark") : -1;
+        a->r_hw = rp ? lr_f_int(rp, LR_FN_HighWatermark) : -1;
     }
     if (err) {
         lr_sim_trace(s, "client %d: fetch at %lld -> %s", a->idx,
@@ -349,21 +330,21 @@ static void on_fetch(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
     }
     const uint8_t *recs;
     int32_t rlen = 0;
-    logrep_struct_bytes(rp, logrep_struct_field(rp, "Records"), &recs, &rlen);
+    logrep_struct_bytes(rp, lr_fid(rp, LR_FN_Records), &recs, &rlen);
     int64_t from = a->kind == ACT_ONESHOT ? a->q_offset : a->position, next = from;
     int32_t n = parse_records(s, a, recs, rlen, from, &next);
     if (a->kind == ACT_ONESHOT)
         a->r_records = n;
     else
         a->position = next;
-    lr_sim_check_end_offset(s, a, fi(rp, "HighWatermark"), 0, a->served_epoch);
+    lr_sim_check_end_offset(s, a, lr_f_int(rp, LR_FN_HighWatermark), 0, a->served_epoch);
 }
 
 static void on_list(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
 {
-    logrep_struct *rp = el(el(root, "Topics", 0), "Partitions", 0);
-    int16_t err = rp ? (int16_t)fi(rp, "ErrorCode") : LOGREP_ERR_UNKNOWN_SERVER_ERROR;
-    int64_t off = rp ? fi(rp, "Offset") : -1;
+    logrep_struct *rp = lr_f_elem(lr_f_elem(root, LR_FN_Topics, 0), LR_FN_Partitions, 0);
+    int16_t err = rp ? (int16_t)lr_f_int(rp, LR_FN_ErrorCode) : LOGREP_ERR_UNKNOWN_SERVER_ERROR;
+    int64_t off = rp ? lr_f_int(rp, LR_FN_Offset) : -1;
     lr_sim_trace(s, "client %d: list offsets -> %s %lld", a->idx, err ? logrep_err_name(err) : "NONE",
                  (long long)off);
     if (a->kind == ACT_ONESHOT) {
@@ -376,7 +357,7 @@ static void on_list(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
         return;
     }
     if (a->kind != ACT_ONESHOT || a->q_ts == -1)
-        lr_sim_check_end_offset(s, a, off, 1, rp ? (int32_t)fi(rp, "LeaderEpoch") : -1);
+        lr_sim_check_end_offset(s, a, off, 1, rp ? (int32_t)lr_f_int(rp, LR_FN_LeaderEpoch) : -1);
 }
 
 void lr_sim_actor_frame(logrep_sim *s, lr_sim_actor *a, uint64_t end, const uint8_t *data,
@@ -398,9 +379,9 @@ void lr_sim_actor_frame(logrep_sim *s, lr_sim_actor *a, uint64_t end, const uint
     finish_request(s, a);
     switch (state) {
     case AS_META: {
-        logrep_struct *t = el(root, "Topics", 0);
-        logrep_struct *p = t && fi(t, "ErrorCode") == 0 ? el(t, "Partitions", a->partition) : NULL;
-        int32_t epoch = p ? (int32_t)fi(p, "LeaderEpoch") : -1;
+        logrep_struct *t = lr_f_elem(root, LR_FN_Topics, 0);
+        logrep_struct *p = t && lr_f_int(t, LR_FN_ErrorCode) == 0 ? lr_f_elem(t, LR_FN_Partitions, a->partition) : NULL;
+        int32_t epoch = p ? (int32_t)lr_f_int(p, LR_FN_LeaderEpoch) : -1;
         if (p && epoch < a->leader_epoch) {
             /* Metadata older than what this client already saw (KIP-320:
              * clients never let a partition's leader epoch go backwards):
@@ -409,16 +390,16 @@ void lr_sim_actor_frame(logrep_sim *s, lr_sim_actor *a, uint64_t end, const uint
             wake(s, a, s->now + 100);
             break;
         }
-        a->leader = p && fi(p, "ErrorCode") == 0 ? (int32_t)fi(p, "LeaderId") : -1;
+        a->leader = p && lr_f_int(p, LR_FN_ErrorCode) == 0 ? (int32_t)lr_f_int(p, LR_FN_LeaderId) : -1;
         if (p)
             a->leader_epoch = epoch;
         wake(s, a, s->now + (a->leader >= 0 ? 1 : 100));
         break;
     }
     case AS_INIT:
-        if (fi(root, "ErrorCode") == 0) {
-            a->pid = fi(root, "ProducerId");
-            a->pepoch = (int16_t)fi(root, "ProducerEpoch");
+        if (lr_f_int(root, LR_FN_ErrorCode) == 0) {
+            a->pid = lr_f_int(root, LR_FN_ProducerId);
+            a->pepoch = (int16_t)lr_f_int(root, LR_FN_ProducerEpoch);
             a->session++;
             a->next_seq = 0;
             lr_sim_trace(s, "client %d: producer id %lld epoch %d (session %u)", a->idx,

@@ -734,12 +734,12 @@ static logrep_err create_topic(logrep_sim *s)
     logrep_msg *m = s->msg;
     logrep_msg_init_request(m, LOGREP_API_CREATE_TOPICS, 5, 1, "sim");
     logrep_struct *root = logrep_msg_root(m);
-    logrep_struct_set_int(root, logrep_struct_field(root, "timeoutMs"), 10000);
-    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
-    logrep_struct *t = logrep_struct_elem(root, logrep_struct_field(root, "Topics"), 0);
-    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), LR_SIM_TOPIC, 1);
-    logrep_struct_set_int(t, logrep_struct_field(t, "NumPartitions"), s->conf.partitions);
-    logrep_struct_set_int(t, logrep_struct_field(t, "ReplicationFactor"), s->conf.replication_factor);
+    logrep_struct_set_int(root, lr_fid(root, LR_FN_timeoutMs), 10000);
+    logrep_struct_set_count(root, lr_fid(root, LR_FN_Topics), 1);
+    logrep_struct *t = logrep_struct_elem(root, lr_fid(root, LR_FN_Topics), 0);
+    logrep_struct_set_bytes(t, lr_fid(t, LR_FN_Name), LR_SIM_TOPIC, 1);
+    logrep_struct_set_int(t, lr_fid(t, LR_FN_NumPartitions), s->conf.partitions);
+    logrep_struct_set_int(t, lr_fid(t, LR_FN_ReplicationFactor), s->conf.replication_factor);
     logrep_err err = send_oneshot(s);
     if (err)
         return err;
@@ -782,8 +782,8 @@ LOGREP_API logrep_err logrep_sim_delete_topic(logrep_sim *s, int64_t max_ms)
     logrep_msg *m = s->msg;
     logrep_msg_init_request(m, LOGREP_API_DELETE_TOPICS, 4, 2, "sim");
     logrep_struct *root = logrep_msg_root(m);
-    logrep_struct_set_int(root, logrep_struct_field(root, "TimeoutMs"), 10000);
-    int ft = logrep_struct_field(root, "TopicNames");
+    logrep_struct_set_int(root, lr_fid(root, LR_FN_TimeoutMs), 10000);
+    int ft = lr_fid(root, LR_FN_TopicNames);
     logrep_struct_set_count(root, ft, 1);
     logrep_struct_set_elem_bytes(root, ft, 0, LR_SIM_TOPIC, 1);
     logrep_err err = send_oneshot(s);
