@@ -9,6 +9,11 @@ uint64_t lr_hash(const void *p, size_t len)
     return h ? h : 1;
 }
 
+uint64_t lr_hash_seeded(const void *p, size_t len, uint64_t seed)
+{
+    return XXH3_64bits_withSeed(p, len, seed);
+}
+
 void lr_hashmap_init(lr_hashmap *m, const lr_alloc *a, lr_hashmap_eq eq, const void *ctx)
 {
     memset(m, 0, sizeof *m);

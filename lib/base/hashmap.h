@@ -33,6 +33,8 @@ typedef struct lr_hashmap {
 
 /* XXH3 of the bytes, never 0. */
 uint64_t lr_hash(const void *p, size_t len);
+/* XXH3 of the bytes with a seed: chain it to hash several pieces. */
+uint64_t lr_hash_seeded(const void *p, size_t len, uint64_t seed);
 
 /* No memory is taken until the first put. */
 void lr_hashmap_init(lr_hashmap *m, const lr_alloc *a, lr_hashmap_eq eq, const void *ctx);

@@ -55,18 +55,14 @@ static const char *const log_topic_configs[] = {
     "flush.ms", "max.message.bytes", "message.timestamp.type"};
 #define N_LOG_TOPIC_CONFIGS (sizeof log_topic_configs / sizeof *log_topic_configs)
 
-/* FNV-1a over the topic's log configs, to notice a change. */
+/* A hash of the topic's log configs, to notice a change: each value with
+ * its NUL (an absent one as no bytes), chained through the seed. */
 static uint64_t topic_conf_hash(const lr_md_topic *t)
 {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = 0;
     for (size_t i = 0; i < N_LOG_TOPIC_CONFIGS; i++) {
         const char *v = lr_md_topic_config(t, log_topic_configs[i]);
-        for (const char *c = v ? v : ""; ; c++) {
-            h = (h ^ (uint8_t)*c) * 1099511628211ull;
-            if (!*c)
-                break;
-        }
-        h = (h ^ (v ? 1u : 2u)) * 1099511628211ull;
+        h = lr_hash_seeded(v ? v : "", v ? strlen(v) + 1 : 0, h);
     }
     return h;
 }

@@ -109,6 +109,16 @@ static int parse_listener(logrep_node *n, const char *v, char *err, size_t esz)
 
 /* ------------------------------------------------------------ lifecycle */
 
+static int part_eq(const void *ctx, uintptr_t pos, const void *key, size_t len)
+{
+    const lr_npart *p = &((const logrep_node *)ctx)->parts[pos];
+    int32_t index;
+    if (len != 20)
+        return 0;
+    memcpy(&index, (const uint8_t *)key + 16, 4);
+    return p->index == index && memcmp(p->topic_id, key, 16) == 0;
+}
+
 LOGREP_API logrep_err logrep_node_new(const logrep_conf *conf, const logrep_storage *storage,
                                       const logrep_transport *transport, int64_t now_ms,
                                       char *errbuf, size_t errbuf_size, logrep_node **out)
@@ -130,6 +140,7 @@ LOGREP_API logrep_err logrep_node_new(const logrep_conf *conf, const logrep_stor
     if (!n)
         return LOGREP_ERR__NOMEM;
     n->alloc = *a;
+    lr_hashmap_init(&n->part_index, a, part_eq, n);
     n->logger = lr_conf_log(conf);
     n->conf = logrep_conf_dup(conf);
     n->st = storage;
@@ -233,7 +244,7 @@ LOGREP_API void logrep_node_free(logrep_node *n, int abandon)
         lr_strfree(&n->alloc, n->parts[i].topic);
     }
     lr_free(&n->alloc, n->parts, n->cap_parts * sizeof *n->parts);
-    lr_free(&n->alloc, n->part_index, n->part_index_cap * sizeof *n->part_index);
+    lr_hashmap_free(&n->part_index);
     lr_dirs_free(n);
     while (n->conns) {
         lr_conn *c = n->conns;
@@ -456,65 +467,45 @@ int lr_node_send_request(logrep_node *n, lr_peer *p, int kind, void *ctx, int64_
 
 /* ------------------------------------------------------------ partitions */
 
-static size_t part_hash(const uint8_t id[16], int32_t index)
+/* The index key: topic id, then the partition index in host order. */
+#define PART_KEY_LEN 20
+static void part_key(uint8_t key[PART_KEY_LEN], const uint8_t id[16], int32_t index)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (int i = 0; i < 16; i++)
-        h = (h ^ id[i]) * 1099511628211ULL;
-    h = (h ^ (uint32_t)index) * 1099511628211ULL;
-    return (size_t)(h ^ (h >> 29));
-}
-
-static void index_insert(logrep_node *n, size_t pos)
-{
-    size_t mask = n->part_index_cap - 1;
-    size_t i = part_hash(n->parts[pos].topic_id, n->parts[pos].index) & mask;
-    while (n->part_index[i])
-        i = (i + 1) & mask;
-    n->part_index[i] = (uint32_t)pos + 1;
+    memcpy(key, id, 16);
+    memcpy(key + 16, &index, 4);
 }
 
 int lr_node_part_indexed(logrep_node *n)
 {
-    /* Keep the load below one half; rebuild on growth. */
-    if (n->n_parts * 2 > n->part_index_cap) {
-        size_t cap = n->part_index_cap ? n->part_index_cap * 2 : 64;
-        while (n->n_parts * 2 > cap)
-            cap *= 2;
-        uint32_t *t = lr_calloc(&n->alloc, cap, sizeof *t);
-        if (!t)
-            return LOGREP_ERR__NOMEM;
-        lr_free(&n->alloc, n->part_index, n->part_index_cap * sizeof *n->part_index);
-        n->part_index = t;
-        n->part_index_cap = cap;
-        for (size_t i = 0; i + 1 < n->n_parts; i++)
-            index_insert(n, i);
-    }
-    index_insert(n, n->n_parts - 1);
-    return 0;
+    uint8_t key[PART_KEY_LEN];
+    const lr_npart *p = &n->parts[n->n_parts - 1];
+    part_key(key, p->topic_id, p->index);
+    return lr_hashmap_put(&n->part_index, key, sizeof key, n->n_parts - 1);
 }
 
 void lr_node_part_remove(logrep_node *n, size_t i)
 {
-    lr_partition_free(n->parts[i].rep, 0);
-    lr_strfree(&n->alloc, n->parts[i].topic);
-    n->parts[i] = n->parts[--n->n_parts];
-    memset(n->part_index, 0, n->part_index_cap * sizeof *n->part_index);
-    for (size_t k = 0; k < n->n_parts; k++)
-        index_insert(n, k);
+    uint8_t key[PART_KEY_LEN];
+    lr_npart *p = &n->parts[i], *last = &n->parts[n->n_parts - 1];
+    part_key(key, p->topic_id, p->index);
+    lr_hashmap_del(&n->part_index, key, sizeof key, NULL);
+    if (p != last) {
+        /* Replacing a value never allocates, so this cannot fail. */
+        part_key(key, last->topic_id, last->index);
+        lr_hashmap_put(&n->part_index, key, sizeof key, i);
+    }
+    lr_partition_free(p->rep, 0);
+    lr_strfree(&n->alloc, p->topic);
+    *p = *last;
+    n->n_parts--;
 }
 
 lr_npart *lr_node_part_by_id(logrep_node *n, const uint8_t id[16], int32_t index)
 {
-    if (!n->part_index_cap)
-        return NULL;
-    size_t mask = n->part_index_cap - 1;
-    for (size_t i = part_hash(id, index) & mask; n->part_index[i]; i = (i + 1) & mask) {
-        lr_npart *p = &n->parts[n->part_index[i] - 1];
-        if (p->index == index && memcmp(p->topic_id, id, 16) == 0)
-            return p;
-    }
-    return NULL;
+    uint8_t key[PART_KEY_LEN];
+    uintptr_t pos;
+    part_key(key, id, index);
+    return lr_hashmap_get(&n->part_index, key, sizeof key, &pos) ? &n->parts[pos] : NULL;
 }
 
 lr_npart *lr_node_part(logrep_node *n, const char *topic, int32_t index)

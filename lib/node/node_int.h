@@ -7,6 +7,7 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/conf.h"
+#include "base/hashmap.h"
 #include "base/log.h"
 #include "base/prng.h"
 #include "controller/metadata.h"
@@ -149,10 +150,8 @@ struct logrep_node {
 
     lr_npart *parts;
     size_t n_parts, cap_parts;
-    /* Open-addressing index of parts by (topic id, partition): slot holds
-     * the part's position + 1, 0 when empty. Capacity a power of two. */
-    uint32_t *part_index;
-    size_t part_index_cap;
+    /* parts by (topic id, partition); values: positions in parts[] */
+    lr_hashmap part_index;
 
     /* Retired partition directories (topicdirs.c). */
     lr_retired *retired;
