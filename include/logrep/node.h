@@ -209,7 +209,12 @@ LOGREP_API void logrep_node_stats_get(const logrep_node *node, logrep_node_stats
 LOGREP_API size_t logrep_node_describe(const logrep_node *node, const char *topic, int filter,
                                        char *buf, size_t size);
 
-/** This node's id and whether it is (still) the controller. */
+/** This node's id and whether it is (still) the controller. A controller
+ *  whose metadata-log write or flush failed stops at once (logged at
+ *  LOGREP_LOG_ERROR): from then on it answers controller requests and
+ *  metadata fetches with NOT_CONTROLLER and is_controller returns 0. Nothing
+ *  written after the failure is answered; the host recovers by freeing the
+ *  node and creating it again, which replays the durable metadata log. */
 LOGREP_API int32_t logrep_node_id(const logrep_node *node);
 LOGREP_API int logrep_node_is_controller(const logrep_node *node);
 

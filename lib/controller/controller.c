@@ -42,6 +42,7 @@ struct lr_ctl {
     size_t slot;
 
     lr_ctl_stats stats;
+    int failed; /* the sink's error: stopped */
 };
 
 /* ------------------------------------------------------------------------
@@ -86,6 +87,8 @@ void lr_ctl_free(lr_ctl *ctl)
 
 const lr_md_image *lr_ctl_image(const lr_ctl *ctl) { return ctl->img; }
 
+int lr_ctl_failed(const lr_ctl *ctl) { return ctl->failed; }
+
 void lr_ctl_get_stats(const lr_ctl *ctl, lr_ctl_stats *out) { *out = ctl->stats; }
 
 int lr_ctl_replay(lr_ctl *ctl, const uint8_t *rec, size_t len)
@@ -96,6 +99,8 @@ int lr_ctl_replay(lr_ctl *ctl, const uint8_t *rec, size_t len)
 /* Encodes, applies, then hands the record to the sink. */
 static int emit(lr_ctl *ctl, const lr_md_record *rec)
 {
+    if (ctl->failed)
+        return LOGREP_ERR_NOT_CONTROLLER;
     lr_buf_clear(&ctl->enc);
     int err = lr_md_encode(rec, &ctl->enc);
     if (err)
@@ -109,8 +114,13 @@ static int emit(lr_ctl *ctl, const lr_md_record *rec)
         return err;
     }
     ctl->stats.records++;
-    if (ctl->sink)
-        ctl->sink(ctl->sink_ctx, off, ctl->enc.data, ctl->enc.len);
+    if (ctl->sink && (err = ctl->sink(ctl->sink_ctx, off, ctl->enc.data, ctl->enc.len)) != 0) {
+        ctl->failed = err;
+        LR_LOG(&ctl->log, 3, "controller",
+               "metadata record %lld (%s) not written: %s; the controller stops",
+               (long long)off, lr_md_rtype_name((int)rec->type), logrep_err_name(err));
+        return LOGREP_ERR_NOT_CONTROLLER;
+    }
     return 0;
 }
 
@@ -527,6 +537,8 @@ static lr_md_str mkstr(const char *s)
 int lr_ctl_register_broker(lr_ctl *ctl, const lr_ctl_register_req *req, int64_t now_ms,
                            lr_ctl_register_resp *resp)
 {
+    if (ctl->failed)
+        return LOGREP_ERR_NOT_CONTROLLER;
     if (!ctl || !req || !resp || (req->n_endpoints && !req->endpoints))
         return LOGREP_ERR__INVALID_ARG;
     if (req->broker_id < 0 || (req->rack && !str_len_ok(req->rack, 1)) ||
@@ -640,6 +652,8 @@ static int64_t lowest_active_offset(lr_ctl *ctl)
 int lr_ctl_heartbeat(lr_ctl *ctl, const lr_ctl_heartbeat_req *req, int64_t now_ms,
                      lr_ctl_heartbeat_resp *resp)
 {
+    if (ctl->failed)
+        return LOGREP_ERR_NOT_CONTROLLER;
     if (!ctl || !req || !resp)
         return LOGREP_ERR__INVALID_ARG;
     const lr_md_broker *b = lr_md_broker_get(ctl->img, req->broker_id);
@@ -704,6 +718,8 @@ int lr_ctl_heartbeat(lr_ctl *ctl, const lr_ctl_heartbeat_req *req, int64_t now_m
 
 int lr_ctl_tick(lr_ctl *ctl, int64_t now_ms)
 {
+    if (ctl->failed)
+        return LOGREP_ERR_NOT_CONTROLLER;
     int err = sessions_adopt(ctl, now_ms);
     for (size_t i = 0; !err && i < ctl->n_sessions; i++) {
         ctl_session *s = &ctl->sessions[i];
@@ -937,6 +953,8 @@ static int check_assignment(const lr_ctl *ctl, const lr_ctl_create_topic_req *re
 int lr_ctl_check_topic(const lr_ctl *ctl, const lr_ctl_create_topic_req *req, int32_t *np_out,
                        int32_t *rf_out, char *why, size_t cap)
 {
+    if (ctl->failed)
+        return LOGREP_ERR_NOT_CONTROLLER;
     if (cap && why)
         why[0] = 0;
     if (!ctl || !req || !req->name || (req->n_configs && !req->configs) ||
@@ -1001,6 +1019,8 @@ int lr_ctl_check_topic(const lr_ctl *ctl, const lr_ctl_create_topic_req *req, in
 
 int lr_ctl_create_topic(lr_ctl *ctl, const lr_ctl_create_topic_req *req, uint8_t topic_id[16])
 {
+    if (ctl->failed)
+        return LOGREP_ERR_NOT_CONTROLLER;
     int32_t np, rf;
     int err = lr_ctl_check_topic(ctl, req, &np, &rf, NULL, 0);
     if (err || req->validate_only)
@@ -1081,6 +1101,8 @@ int lr_ctl_create_topic(lr_ctl *ctl, const lr_ctl_create_topic_req *req, uint8_t
 
 int lr_ctl_delete_topic(lr_ctl *ctl, const char *name)
 {
+    if (ctl->failed)
+        return LOGREP_ERR_NOT_CONTROLLER;
     if (!ctl || !name)
         return LOGREP_ERR__INVALID_ARG;
     const lr_md_topic *t = lr_md_topic_by_name(ctl->img, name);
@@ -1094,6 +1116,8 @@ int lr_ctl_delete_topic(lr_ctl *ctl, const char *name)
 
 int lr_ctl_set_topic_config(lr_ctl *ctl, const char *topic, const char *name, const char *value)
 {
+    if (ctl->failed)
+        return LOGREP_ERR_NOT_CONTROLLER;
     if (!ctl || !topic || !name)
         return LOGREP_ERR__INVALID_ARG;
     const lr_md_topic *t = lr_md_topic_by_name(ctl->img, topic);
@@ -1179,6 +1203,8 @@ static int validate_alter(const lr_ctl *ctl, const lr_ctl_alter_partition_req *r
 int lr_ctl_alter_partition(lr_ctl *ctl, const lr_ctl_alter_partition_req *req,
                            lr_ctl_partition_state *out)
 {
+    if (ctl->failed)
+        return LOGREP_ERR_NOT_CONTROLLER;
     if (!ctl || !req || (req->n_new_isr && !req->new_isr))
         return LOGREP_ERR__INVALID_ARG;
     const lr_md_broker *sender = lr_md_broker_get(ctl->img, req->broker_id);
@@ -1220,6 +1246,8 @@ int lr_ctl_alter_partition(lr_ctl *ctl, const lr_ctl_alter_partition_req *req,
 
 int lr_ctl_elect_leader(lr_ctl *ctl, const char *topic, int32_t partition, int type)
 {
+    if (ctl->failed)
+        return LOGREP_ERR_NOT_CONTROLLER;
     if (!ctl || !topic || (type != LR_CTL_ELECT_PREFERRED && type != LR_CTL_ELECT_UNCLEAN))
         return LOGREP_ERR__INVALID_ARG;
     const lr_md_topic *t = lr_md_topic_by_name(ctl->img, topic);
@@ -1249,6 +1277,8 @@ int lr_ctl_elect_leader(lr_ctl *ctl, const char *topic, int32_t partition, int t
 int lr_ctl_allocate_producer_ids(lr_ctl *ctl, int32_t broker_id, int64_t broker_epoch,
                                  int64_t *first, int32_t *count)
 {
+    if (ctl->failed)
+        return LOGREP_ERR_NOT_CONTROLLER;
     if (!ctl || !first || !count)
         return LOGREP_ERR__INVALID_ARG;
     const lr_md_broker *b = lr_md_broker_get(ctl->img, broker_id);

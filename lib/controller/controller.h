@@ -50,8 +50,10 @@
 typedef struct lr_ctl lr_ctl;
 
 /* Receives each record right after the controller applied it: `offset` is
- * its metadata offset, the bytes are valid only during the call. */
-typedef void (*lr_ctl_sink_fn)(void *ctx, int64_t offset, const uint8_t *rec, size_t len);
+ * its metadata offset, the bytes are valid only during the call. Returns 0
+ * once the record is durable, else an error: the image then holds a record
+ * the stream does not, so the controller stops (lr_ctl_failed). */
+typedef int (*lr_ctl_sink_fn)(void *ctx, int64_t offset, const uint8_t *rec, size_t len);
 
 /* Creates a controller with an empty image. sink may be NULL (records are
  * then only applied). NULL on allocation failure. */
@@ -64,8 +66,16 @@ void lr_ctl_free(lr_ctl *ctl);
  * Returns what lr_md_apply_bytes returns. */
 int lr_ctl_replay(lr_ctl *ctl, const uint8_t *rec, size_t len);
 
-/* The controller's image; borrowed, valid until the next call. */
+/* The controller's image; borrowed, valid until the next call. After a
+ * sink failure it may hold records that are not durable: answer nothing
+ * from it then. */
 const lr_md_image *lr_ctl_image(const lr_ctl *ctl);
+
+/* 0, or the sink's error that stopped the controller. A stopped controller
+ * changes nothing more: every call below then returns
+ * LOGREP_ERR_NOT_CONTROLLER (the call that met the failure too). Its host
+ * must replace it with one that replays the durable stream. */
+int lr_ctl_failed(const lr_ctl *ctl);
 
 /* --- brokers ------------------------------------------------------------ */
 

@@ -238,7 +238,7 @@ LOGREP_API void logrep_node_free(logrep_node *n, int abandon)
         lr_free(&n->alloc, p, sizeof *p);
     }
     if (n->ctl)
-        lr_nctl_free(n);
+        lr_nctl_free(n, abandon);
     for (size_t i = 0; i < n->n_parts; i++) {
         lr_partition_free(n->parts[i].rep, abandon);
         lr_strfree(&n->alloc, n->parts[i].topic);
@@ -744,5 +744,5 @@ LOGREP_API int32_t logrep_node_id(const logrep_node *n)
 
 LOGREP_API int logrep_node_is_controller(const logrep_node *n)
 {
-    return n && n->ctl != NULL;
+    return n && n->ctl != NULL && !lr_nctl_failed(n);
 }

@@ -232,7 +232,8 @@ void lr_dirs_free(logrep_node *n);
 
 /* ---- control.c: the controller role ---- */
 int lr_nctl_new(logrep_node *n, int64_t now_ms);
-void lr_nctl_free(logrep_node *n);
+/* Closes the role; abandon: write nothing (a crash, or a stopped role). */
+void lr_nctl_free(logrep_node *n, int abandon);
 void lr_nctl_tick(logrep_node *n, int64_t now_ms);
 /* Controller counters into the node's stats. */
 void lr_nctl_stats(const logrep_node *n, logrep_node_stats *out);
@@ -259,9 +260,11 @@ int lr_nctl_create_topics(logrep_node *n, lr_conn *c);
 /* Metadata log fetch for the Fetch handler. */
 logrep_err lr_nctl_fetch_metadata(logrep_node *n, int64_t offset, uint64_t max_bytes,
                                   logrep_log_slice *slice, int64_t *hw, int64_t *log_start);
-/* The controller's image (NULL without the controller role); read-only,
- * for the simulator's checker. */
+/* The controller's image (NULL without the controller role, or once it
+ * stopped); read-only, for the simulator's checker. */
 const lr_md_image *lr_nctl_image(const logrep_node *n);
+/* Nonzero once a metadata write failed: the controller role is stopped. */
+int lr_nctl_failed(const logrep_node *n);
 /* Writes a topic ConfigRecord (value NULL deletes), as AlterConfigs
  * would; 0, NOT_CONTROLLER or the controller's error. */
 int lr_nctl_set_topic_config(logrep_node *n, const char *topic, const char *name,
