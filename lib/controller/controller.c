@@ -747,6 +747,28 @@ int lr_ctl_tick(lr_ctl *ctl, int64_t now_ms)
     return err;
 }
 
+int64_t lr_ctl_deadline(const lr_ctl *ctl, int64_t now_ms)
+{
+    if (ctl->failed)
+        return INT64_MAX;
+    int64_t next = INT64_MAX;
+    for (size_t i = 0; i < lr_md_broker_count(ctl->img); i++) {
+        const lr_md_broker *b = lr_md_broker_at(ctl->img, i);
+        const ctl_session *s = NULL;
+        for (size_t k = 0; k < ctl->n_sessions && !s; k++)
+            if (ctl->sessions[k].id == b->id)
+                s = &ctl->sessions[k];
+        if (b->fenced || (s && !s->live))
+            continue;
+        if (!s || s->last_contact_ms < 0)
+            return now_ms; /* the session starts at the next tick */
+        int64_t at = s->last_contact_ms + ctl->session_timeout_ms + 1;
+        if (at < next)
+            next = at;
+    }
+    return next < now_ms ? now_ms : next;
+}
+
 /* ------------------------------------------------------------------------
  * Topics
  * ---------------------------------------------------------------------- */

@@ -154,6 +154,10 @@ int lr_ctl_heartbeat(lr_ctl *ctl, const lr_ctl_heartbeat_req *req, int64_t now_m
  * whose topic allows unclean election. Returns 0 or LOGREP_ERR__NOMEM. */
 int lr_ctl_tick(lr_ctl *ctl, int64_t now_ms);
 
+/* When lr_ctl_tick next has work: the earliest session expiry (now_ms when
+ * a broker's session has not started); INT64_MAX when none is timed. */
+int64_t lr_ctl_deadline(const lr_ctl *ctl, int64_t now_ms);
+
 /* --- topics ------------------------------------------------------------- */
 
 typedef struct lr_ctl_config {

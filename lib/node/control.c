@@ -180,20 +180,23 @@ void lr_nctl_stats(const logrep_node *n, logrep_node_stats *out)
     out->unclean_elections = cs.unclean_elections;
 }
 
-void lr_nctl_tick(logrep_node *n, int64_t now_ms)
+int64_t lr_nctl_tick(logrep_node *n, int64_t now_ms)
 {
     struct lr_ctl_role *r = n->ctl;
     if (ctl_failed(n))
-        return;
+        return INT64_MAX;
     r->now_ms = now_ms;
     int err = lr_ctl_tick(r->ctl, now_ms);
     if (err && err != LOGREP_ERR_NOT_CONTROLLER)
         LR_LOG(&n->logger, LOGREP_LOG_WARN, "controller", "tick: %s", logrep_err_name(err));
     /* Every record is flushed as it is written: what is left here is the
      * recovery-point checkpoint, which a restart can do without. */
-    if ((err = logrep_log_tick(r->log, now_ms, NULL)) != 0)
+    int64_t next = INT64_MAX;
+    if ((err = logrep_log_tick(r->log, now_ms, &next)) != 0)
         LR_LOG(&n->logger, LOGREP_LOG_WARN, "controller", "metadata log tick: %s",
                logrep_err_name(err));
+    int64_t c = lr_ctl_deadline(r->ctl, now_ms);
+    return c < next ? c : next;
 }
 
 int lr_nctl_failed(const logrep_node *n)

@@ -616,12 +616,22 @@ LOGREP_API void logrep_node_closed(logrep_node *n, uint64_t conn, int64_t now_ms
     }
 }
 
+/* The longest a tick's answer may be away: hosts sleep on it. */
+#define LR_TICK_MAX_MS 60000
+
+static void earliest(int64_t *next, int64_t t)
+{
+    if (t < *next)
+        *next = t;
+}
+
 LOGREP_API int64_t logrep_node_tick(logrep_node *n, int64_t now_ms)
 {
     if (!n)
         return now_ms + 1000;
+    int64_t next = now_ms + LR_TICK_MAX_MS;
     if (n->ctl)
-        lr_nctl_tick(n, now_ms);
+        earliest(&next, lr_nctl_tick(n, now_ms));
     if (n->is_broker) {
         lr_broker_tick(n, now_ms);
         lr_dirs_tick(n, now_ms);
@@ -631,10 +641,13 @@ LOGREP_API int64_t logrep_node_tick(logrep_node *n, int64_t now_ms)
     if (retention)
         n->next_retention_ms =
             now_ms + lr_conf_int(n->conf, LR_CONF_LOG_RETENTION_CHECK_INTERVAL_MS);
+    if (n->n_parts)
+        earliest(&next, n->next_retention_ms);
     for (size_t i = 0; i < n->n_parts; i++) {
         lr_partition_tick(n->parts[i].rep, now_ms);
-        int64_t next;
-        logrep_log_tick(lr_partition_log(n->parts[i].rep), now_ms, &next);
+        int64_t log_next = INT64_MAX;
+        logrep_log_tick(lr_partition_log(n->parts[i].rep), now_ms, &log_next);
+        earliest(&next, log_next);
         int32_t deleted = 0;
         if (retention && lr_partition_retention(n->parts[i].rep, now_ms, &deleted) != 0)
             LR_LOG(&n->logger, LOGREP_LOG_WARN, "node", "retention of %s-%d failed",
@@ -645,7 +658,18 @@ LOGREP_API int64_t logrep_node_tick(logrep_node *n, int64_t now_ms)
         }
     }
     lr_deferred_poll(n, now_ms, 0);
-    return now_ms + 50;
+    /* Each component's own deadline, taken after the work above. */
+    for (size_t i = 0; i < n->n_parts; i++)
+        earliest(&next, lr_partition_deadline(n->parts[i].rep, now_ms));
+    earliest(&next, lr_deferred_deadline(n, now_ms));
+    earliest(&next, lr_broker_deadline(n, now_ms));
+    if (n->is_broker && !n->dirs_scanned)
+        earliest(&next, now_ms + 100); /* the listing failed: retry */
+    for (size_t i = 0; i < n->n_retired; i++)
+        earliest(&next, n->retired[i].due_ms > now_ms ? n->retired[i].due_ms : now_ms + 100);
+    if (n->data_changed)
+        next = now_ms; /* parked fetches to wake */
+    return next < now_ms ? now_ms : next;
 }
 
 LOGREP_API logrep_err logrep_node_shutdown(logrep_node *n, int64_t now_ms)

@@ -205,6 +205,9 @@ int lr_node_send_request(logrep_node *n, lr_peer *p, int kind, void *ctx, int64_
 int lr_handle_request(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t flen,
                       int64_t now_ms);
 void lr_deferred_poll(logrep_node *n, int64_t now_ms, int force);
+/* The earliest parked request's deadline (fetch max wait, admin timeout);
+ * now_ms when a produce is ready to answer; INT64_MAX when none. */
+int64_t lr_deferred_deadline(const logrep_node *n, int64_t now_ms);
 /* Moves p's produce completions into the deferred requests awaiting them. */
 void lr_deferred_collect(logrep_node *n, lr_npart *p);
 void lr_deferred_drop_conn(logrep_node *n, lr_conn *c);
@@ -212,6 +215,9 @@ void lr_deferred_free_all(logrep_node *n);
 
 /* ---- broker.c: metadata, registration, replica fetching ---- */
 void lr_broker_tick(logrep_node *n, int64_t now_ms);
+/* When the broker role next has timed work (heartbeat, metadata fetch,
+ * registration, replica fetches); INT64_MAX when none. */
+int64_t lr_broker_deadline(logrep_node *n, int64_t now_ms);
 int lr_broker_response(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_ms);
 void lr_broker_request_failed(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_ms);
 int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms);
@@ -234,7 +240,8 @@ void lr_dirs_free(logrep_node *n);
 int lr_nctl_new(logrep_node *n, int64_t now_ms);
 /* Closes the role; abandon: write nothing (a crash, or a stopped role). */
 void lr_nctl_free(logrep_node *n, int abandon);
-void lr_nctl_tick(logrep_node *n, int64_t now_ms);
+/* Returns when the controller role next needs a tick. */
+int64_t lr_nctl_tick(logrep_node *n, int64_t now_ms);
 /* Controller counters into the node's stats. */
 void lr_nctl_stats(const logrep_node *n, logrep_node_stats *out);
 /* Handles a controller API request in n->req; 1 if handled (answered or

@@ -797,6 +797,35 @@ void lr_partition_tick(lr_partition *p, int64_t now_ms)
     }
 }
 
+int64_t lr_partition_deadline(const lr_partition *p, int64_t now_ms)
+{
+    if (p->n_done || p->alter_pending || (p->role != LR_ROLE_LEADER && p->n_parked))
+        return now_ms;
+    if (p->role != LR_ROLE_LEADER)
+        return INT64_MAX;
+    int64_t next = INT64_MAX;
+    for (size_t i = 0; i < p->n_parked; i++)
+        if (p->parked[i].deadline < next)
+            next = p->parked[i].deadline;
+    if (p->alter_in_flight)
+        return next;
+    /* The tick shrinks the ISR once a follower has lagged longer than
+     * replica.lag.time.max.ms; one that has caught up starts no clock. */
+    int64_t leo = logrep_log_end_offset(p->log);
+    for (int32_t i = 0; i < p->n_isr; i++) {
+        const follower *f = NULL;
+        for (int32_t k = 0; k < p->n_followers; k++)
+            if (p->followers[k].id == p->isr[i])
+                f = &p->followers[k];
+        if (!f || f->leo == leo)
+            continue;
+        int64_t at = f->last_caught_up_time + p->conf.replica_lag_time_max_ms + 1;
+        if (at < next)
+            next = at;
+    }
+    return next < now_ms ? now_ms : next;
+}
+
 int lr_partition_take_alter(lr_partition *p, lr_alter_req *out)
 {
     if (!p->alter_pending)

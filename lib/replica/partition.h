@@ -217,6 +217,12 @@ logrep_err lr_partition_epoch_end(lr_partition *p, int32_t current_leader_epoch,
 /* Periodic work: ISR shrink proposals, produce timeouts. */
 void lr_partition_tick(lr_partition *p, int64_t now_ms);
 
+/* When the partition next needs a tick or its owner's attention: now_ms
+ * with finished produces or an ISR proposal waiting, else the earliest
+ * parked produce timeout or lagging follower's ISR expiry; INT64_MAX when
+ * nothing is timed (new input changes that, and is followed by a tick). */
+int64_t lr_partition_deadline(const lr_partition *p, int64_t now_ms);
+
 /* Takes the pending ISR change proposal, if any (at most one in flight):
  * returns 1 and fills out, else 0. */
 int lr_partition_take_alter(lr_partition *p, lr_alter_req *out);
