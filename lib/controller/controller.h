@@ -23,7 +23,7 @@
  *   default.replication.factor, num.partitions   create-topic defaults
  *   logrep.random.seed
  *
- * Election rules (replication.md §1.11; Kafka's PartitionChangeBuilder):
+ * Election rules (docs/controller.md; Kafka's PartitionChangeBuilder):
  * keep a current leader that is still acceptable and in the target ISR;
  * else the first replica in assignment order that is acceptable (registered,
  * unfenced, not in controlled shutdown) and in the ISR, or, only when the
@@ -222,7 +222,7 @@ int lr_ctl_delete_topic(lr_ctl *ctl, const char *name);
 
 /* IncrementalAlterConfigs SET (value) / DELETE (value NULL) of one topic
  * config. Changing min.insync.replicas clears ELR and LastKnownElr of every
- * partition of the topic (§1.11 leave rule d); enabling unclean election
+ * partition of the topic (docs/controller.md, ELR); enabling unclean election
  * runs elections for the topic's leaderless partitions.
  * Returns 0, LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION, LOGREP_ERR_INVALID_CONFIG,
  * LOGREP_ERR__INVALID_ARG, LOGREP_ERR__NOMEM. */
@@ -256,7 +256,7 @@ typedef struct lr_ctl_partition_state {
     uint16_t n_isr;
 } lr_ctl_partition_state;
 
-/* AlterPartition for one partition (KIP-497, replication.md §1.5). Checked
+/* AlterPartition for one partition (KIP-497, docs/replication.md 1.5). Checked
  * in Kafka's order:
  *   sender not registered or broker epoch not current  STALE_BROKER_EPOCH
  *   unknown topic id                                   UNKNOWN_TOPIC_ID

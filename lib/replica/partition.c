@@ -1,4 +1,4 @@
-/* Partition replica state machine: leader and follower (replication.md §1). */
+/* Partition replica state machine: leader and follower (docs/replication.md §1). */
 #include "replica/partition.h"
 
 #include <stdio.h>
@@ -154,7 +154,7 @@ static void complete_parked(lr_partition *p, logrep_err fail, int64_t now_ms)
     p->n_parked = keep;
 }
 
-/* Leader HW per §1.3: min LEO over the maximal ISR (and caught-up
+/* Leader HW per docs/replication.md 1.3: min LEO over the maximal ISR (and caught-up
  * non-ISR followers), frozen while the committed ISR is below min ISR. */
 static void maybe_advance_hw(lr_partition *p, int64_t now_ms)
 {
@@ -372,7 +372,7 @@ int lr_partition_apply(lr_partition *p, const lr_part_meta *m, int64_t now_ms)
 
 /* ------------------------------------------------------------ produce */
 
-/* Idempotent producer checks (formats.md §8.3). Returns 0 to append,
+/* Idempotent producer checks (docs/storage.md, Producer state). Returns 0 to append,
  * 1 for a duplicate (res filled with the original offset), or an error. */
 static logrep_err check_producer(lr_partition *p, const logrep_batch_header *h,
                                  lr_produce_res *res)
@@ -491,7 +491,7 @@ static logrep_err check_epoch(const lr_partition *p, int32_t current_leader_epoc
     return LOGREP_OK;
 }
 
-/* Follower bookkeeping on a valid fetch (§1.4) and ISR expansion (§1.5). */
+/* Follower bookkeeping on a valid fetch (docs/replication.md 1.4) and ISR expansion (1.5). */
 static void update_follower(lr_partition *p, follower *f, const lr_fetch_req *req, int64_t now_ms)
 {
     int64_t leo = logrep_log_end_offset(p->log);

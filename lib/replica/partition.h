@@ -1,5 +1,5 @@
 /* One partition replica on one broker: the leader and follower state
- * machine of Kafka's ISR replication (replication.md §1), on top of a
+ * machine of Kafka's ISR replication (docs/replication.md §1), on top of a
  * logrep_log. No I/O besides the log, no clock: every call carries now_ms.
  *
  * Roles follow the controller's metadata (lr_partition_apply). As leader
@@ -209,7 +209,7 @@ logrep_err lr_partition_list_offsets(lr_partition *p, int32_t current_leader_epo
                                      int64_t timestamp, int read_committed, int64_t *offset,
                                      int64_t *found_timestamp, int32_t *epoch);
 
-/* Leader OffsetsForLeaderEpoch (replication.md §1.7). */
+/* Leader OffsetsForLeaderEpoch (docs/replication.md 1.7). */
 logrep_err lr_partition_epoch_end(lr_partition *p, int32_t current_leader_epoch,
                                   int32_t leader_epoch, int32_t *end_epoch,
                                   int64_t *end_offset);
