@@ -277,8 +277,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Loopback round trip of a 100 B ping-pong between two threads, each
- * blocking in read() as two processes would (perf.md B7 measures the same
- * between two processes). */
+ * blocking in read() as two processes would (docs/performance.md, Commit latency). */
 static void *echo_thread(void *arg)
 {
     int s = (int)(intptr_t)arg;

@@ -25,7 +25,7 @@ typedef struct reclog {
     size_t n, cap_n;
 } reclog;
 
-static void sink(void *ctx, int64_t off, const uint8_t *rec, size_t len)
+static int sink(void *ctx, int64_t off, const uint8_t *rec, size_t len)
 {
     (void)off;
     reclog *l = ctx;
@@ -44,6 +44,7 @@ static void sink(void *ctx, int64_t off, const uint8_t *rec, size_t len)
     memcpy(l->data + l->len, rec, len);
     l->len += len;
     l->ends[l->n++] = l->len;
+    return 0;
 }
 
 static void check(int err, const char *what)

@@ -902,3 +902,39 @@ Test(controller, nomem_sweep_keeps_stream_and_image_equal)
         cr_assert_eq(h.live_blocks, 0, "leak at fail %ld", fail);
     }
 }
+
+/* A record the sink cannot make durable stops the controller: the call
+ * that met it and every later one answer NOT_CONTROLLER, and the stream
+ * (all that a successor replays) holds nothing after the last good record. */
+Test(controller, sink_failure_stops_the_controller)
+{
+    tc_cluster c;
+    tc_start(&c, NULL);
+    join3(&c);
+    cr_assert_eq(tc_topic(&c, "a", 1, 3, NULL), 0);
+    size_t good = c.log.n;
+    cr_assert_eq(lr_ctl_failed(c.ctl), 0);
+    c.log.fail = LOGREP_ERR__IO;
+    cr_assert_eq(tc_topic(&c, "b", 1, 3, NULL), LOGREP_ERR_NOT_CONTROLLER);
+    cr_assert_eq(lr_ctl_failed(c.ctl), LOGREP_ERR__IO);
+    c.log.fail = 0; /* the storage recovers: the controller stays stopped */
+    int64_t first;
+    int32_t n;
+    cr_assert_eq(tc_topic(&c, "c", 1, 3, NULL), LOGREP_ERR_NOT_CONTROLLER);
+    cr_assert_eq(tc_beat(&c, 1), LOGREP_ERR_NOT_CONTROLLER);
+    cr_assert_eq(lr_ctl_allocate_producer_ids(c.ctl, 1, c.epochs[1], &first, &n),
+                 LOGREP_ERR_NOT_CONTROLLER);
+    cr_assert_eq(lr_ctl_delete_topic(c.ctl, "a"), LOGREP_ERR_NOT_CONTROLLER);
+    cr_assert_eq(lr_ctl_set_topic_config(c.ctl, "a", "retention.ms", "1"),
+                 LOGREP_ERR_NOT_CONTROLLER);
+    cr_assert_eq(lr_ctl_elect_leader(c.ctl, "a", 0, 0), LOGREP_ERR_NOT_CONTROLLER);
+    c.now += 60000;
+    cr_assert_eq(lr_ctl_tick(c.ctl, c.now), LOGREP_ERR_NOT_CONTROLLER,
+                 "no session expiry is acted on");
+    cr_assert_eq(c.log.n, good, "nothing reached the stream after the failure");
+    lr_md_image *img = tc_replay(&c.log, c.conf);
+    cr_assert(lr_md_topic_by_name(img, "a"));
+    cr_assert_null(lr_md_topic_by_name(img, "b"));
+    lr_md_free(img);
+    tc_stop(&c);
+}

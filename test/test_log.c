@@ -93,7 +93,7 @@ Test(log, rejects_bad_batches)
     free(b);
 }
 
-/* formats.md §7.2: the first append into a segment gets no index entry;
+/* docs/storage.md (Files): the first append into a segment gets no index entry;
  * an entry pairs a batch's last offset with its start position. */
 Test(log, kafka_index_rules)
 {
@@ -458,7 +458,7 @@ Test(log, producer_snapshot_roundtrip)
     logrep_log_close(log);
 }
 
-/* formats.md §8.1 computed examples. */
+/* The snapshot examples of docs/storage.md (Producer state). */
 Test(log, snapshot_format_vectors)
 {
     uint8_t buf[64];

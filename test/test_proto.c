@@ -1,7 +1,7 @@
 /* Protocol layer: framing, headers, every API at every version (randomized
  * round trips), flexible versions and tagged fields, the ApiVersions
  * fallback, hostile input, segment encoding and golden frames.
- * Golden bytes: protocol.md's kcat captures (inline below) and every frame
+ * Golden bytes: frames captured from kcat on loopback (inline below) and every frame
  * under test/vectors/requests and test/vectors/responses (see the README
  * there for provenance). */
 #include <criterion/criterion.h>
@@ -194,7 +194,7 @@ Test(proto, api_table_is_sorted_and_complete)
     }
     for (size_t i = 1; i < n; i++)
         cr_assert_lt(r[i - 1].api_key, r[i].api_key);
-    /* The minimums librdkafka needs (protocol.md section 0) and the
+    /* The minimums librdkafka needs (docs/protocol.md, Implemented APIs) and the
      * maximums Kafka 3.x clients send. */
     cr_assert_leq(logrep_proto_api(0)->min_version, 3);
     cr_assert_geq(logrep_proto_api(0)->max_version, 9);
@@ -269,7 +269,7 @@ Test(proto, round_trip_every_api_every_version)
 
 /* ------------------------------------------------------------ golden bytes */
 
-/* protocol.md section 3.3: captured from kcat on loopback. */
+/* Captured from kcat on loopback. */
 static const char produce_v7_req[] =
     "00000082 0000 0007 00000003 0007 72646b61666b61"
     "ffff ffff 00007530 00000001 0004 74657374 00000001 00000000 00000053"

@@ -88,7 +88,7 @@ Test(proto_schema, field_constants)
     logrep_msg_free(m);
 }
 
-/* Spot checks of layouts the clients depend on (protocol.md section 4). */
+/* Spot checks of layouts the clients depend on (the field layouts of Kafka's message schemas). */
 static const lr_pfield *find(const lr_pstruct *s, const char *name)
 {
     for (unsigned i = 0; i < s->nfields; i++)

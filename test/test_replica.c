@@ -1,7 +1,7 @@
 /* Partition replica state machine (lib/replica/partition.c), driven
  * directly: three replicas on in-memory storage, a test-side controller
  * that hands out metadata, and fetches shuttled by hand so each scenario
- * of replication.md §3 is an exact schedule. */
+ * of docs/replication.md §3 is an exact schedule. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* The fault scenarios of replication.md §3 (S1-S20, S24, S25) through whole
+/* The fault scenarios of docs/replication.md §3 (S1-S20, S24, S25) through whole
  * nodes and the simulated network. The checker verifies the invariants
  * after every step; each test also asserts the scenario's expected outcome.
  * Schedules are built from network blocks, kills and controlled shutdowns

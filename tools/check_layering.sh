@@ -1,7 +1,10 @@
 #!/bin/sh
 # Internal includes must point down the layers (or stay in the same layer).
 # Ranks: a file may include "dir/x.h" only when rank(dir) < rank(its dir),
-# or dir is its own directory.
+# or dir is its own directory.  A public header logrep/x.h belongs to the
+# layer that implements it (logrep/log.h to log/, logrep/node.h to node/),
+# so it is ranked like "x/", in quotes or angle brackets; logrep.h itself is
+# the base API.  Files in lib/ and the public headers are checked.
 rank() {
     case "$1" in
         base) echo 0 ;; codec) echo 1 ;; storage|transport) echo 2 ;;
@@ -9,14 +12,27 @@ rank() {
         node) echo 6 ;; driver) echo 7 ;; sim) echo 8 ;; *) echo 99 ;;
     esac
 }
+# Prints the layer each include of $1 points at, one a line.
+includes() {
+    sed -n -e 's/^#[ \t]*include[ \t]*["<]logrep\/\([a-z_]*\)\.h[">].*/\1/p' \
+           -e 's/^#[ \t]*include[ \t]*"\([a-z_]*\)\/[^"]*".*/\1/p' "$1" |
+        grep -v '^logrep$'
+}
 status=0
-for f in lib/*/*.c lib/*/*.h; do
+for f in lib/*/*.c lib/*/*.h include/logrep/*.h; do
     [ -f "$f" ] || continue
-    dir=$(basename "$(dirname "$f")")
+    case "$f" in
+        include/logrep/*) dir=$(basename "$f" .h) ;;
+        *) dir=$(basename "$(dirname "$f")") ;;
+    esac
     r=$(rank "$dir")
-    for inc in $(sed -n 's/^#[ \t]*include[ \t]*"\([a-z_]*\)\/[^"]*".*/\1/p' "$f"); do
+    if [ "$r" = 99 ]; then
+        echo "layering: $f is in no known layer ($dir)"
+        status=1
+        continue
+    fi
+    for inc in $(includes "$f"); do
         [ "$inc" = "$dir" ] && continue
-        [ "$inc" = "logrep" ] && continue  # public headers
         ri=$(rank "$inc")
         if [ "$ri" -ge "$r" ]; then
             echo "layering: $f includes $inc/ (rank $ri >= $r)"

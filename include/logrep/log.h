@@ -187,7 +187,7 @@ LOGREP_API logrep_err logrep_log_offset_for_time(logrep_log *log, int64_t timest
  *  leader's end offset; the batch holding `offset` goes whole. Segments
  *  starting at or above it are deleted, the epoch cache is truncated, the
  *  recovery point capped. An offset at or above the log end changes no
- *  data but still truncates the epoch cache (replication.md §1.6). An
+ *  data but still truncates the epoch cache (docs/replication.md 1.6). An
  *  offset at or below the log start empties the log and restarts it at
  *  `offset`. @return LOGREP_OK, storage errors. */
 LOGREP_API logrep_err logrep_log_truncate(logrep_log *log, int64_t offset);
@@ -240,7 +240,7 @@ LOGREP_API logrep_err logrep_log_tick(logrep_log *log, int64_t now_ms, int64_t *
 /** Writes the recovery-point and log-start checkpoints now. */
 LOGREP_API logrep_err logrep_log_checkpoint(logrep_log *log);
 
-/* ---- leader-epoch cache (replication.md §1.6) ---- */
+/* ---- leader-epoch cache (docs/replication.md 1.6) ---- */
 
 /** Records that `epoch` starts at `start_offset`, as a new leader does with
  *  (its epoch, log end offset) before any append; entries with an epoch
@@ -275,7 +275,7 @@ LOGREP_API logrep_err logrep_log_set_topic_id(logrep_log *log, const uint8_t id[
  *  partition.metadata. */
 LOGREP_API logrep_err logrep_log_topic_id(const logrep_log *log, uint8_t id[16]);
 
-/* ---- producer state (formats.md §8) ---- */
+/* ---- producer state (docs/storage.md, Producer state) ---- */
 
 /** The last batch appended by an idempotent producer, as kept for
  *  duplicate detection and written to `.snapshot` files. */
@@ -297,13 +297,13 @@ LOGREP_API logrep_err logrep_log_producer(const logrep_log *log, int64_t produce
 
 /** Up to 5 most recent batches of a producer in its current epoch, newest
  *  first: (first sequence, last sequence, last offset). *n receives the
- *  count. For duplicate detection (formats.md §8.3 step 1).
+ *  count. For duplicate detection (docs/storage.md, Producer state, step 1).
  *  @return LOGREP_OK or LOGREP_ERR__NOENT. */
 LOGREP_API logrep_err logrep_log_producer_batches(const logrep_log *log, int64_t producer_id,
                                                   int32_t first_seq[5], int32_t last_seq[5],
                                                   int64_t last_offset[5], int *n);
 
-/** Encodes producer entries as a Kafka `.snapshot` file (formats.md §8.1)
+/** Encodes producer entries as a Kafka `.snapshot` file (docs/storage.md, Producer state)
  *  into buf. `*needed` receives the size (10 + 46 n) even when buf is too
  *  small. @return LOGREP_OK, LOGREP_ERR__LIMIT (buf too small). */
 LOGREP_API logrep_err logrep_producer_snapshot_encode(const logrep_producer_entry *entries,

@@ -143,7 +143,13 @@ LOGREP_API void logrep_node_closed(logrep_node *node, uint64_t conn, int64_t now
 /** Periodic work: heartbeats, replica fetches, ISR shrink, produce and
  *  fetch timeouts, retention (every log.retention.check.interval.ms, time
  *  and size, never past a partition's high watermark), flushing. Returns
- *  the time by which the host should call again (it may call earlier). */
+ *  the time by which the host should call again (it may call earlier):
+ *  the earliest of every timer the node holds (heartbeat, replica fetch
+ *  backoff, parked requests' max wait and timeouts, ISR lag expiry,
+ *  broker sessions, log flush and checkpoints, retention checks, retired
+ *  directories), now_ms when work is ready, and at most 60 s ahead. Input
+ *  (logrep_node_request, _response, _closed) can make work ready without
+ *  moving that time: call tick after delivering input. */
 LOGREP_API int64_t logrep_node_tick(logrep_node *node, int64_t now_ms);
 
 /** Starts a controlled shutdown: leadership is moved away through the
@@ -209,7 +215,12 @@ LOGREP_API void logrep_node_stats_get(const logrep_node *node, logrep_node_stats
 LOGREP_API size_t logrep_node_describe(const logrep_node *node, const char *topic, int filter,
                                        char *buf, size_t size);
 
-/** This node's id and whether it is (still) the controller. */
+/** This node's id and whether it is (still) the controller. A controller
+ *  whose metadata-log write or flush failed stops at once (logged at
+ *  LOGREP_LOG_ERROR): from then on it answers controller requests and
+ *  metadata fetches with NOT_CONTROLLER and is_controller returns 0. Nothing
+ *  written after the failure is answered; the host recovers by freeing the
+ *  node and creating it again, which replays the durable metadata log. */
 LOGREP_API int32_t logrep_node_id(const logrep_node *node);
 LOGREP_API int logrep_node_is_controller(const logrep_node *node);
 

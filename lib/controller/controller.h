@@ -23,7 +23,7 @@
  *   default.replication.factor, num.partitions   create-topic defaults
  *   logrep.random.seed
  *
- * Election rules (replication.md §1.11; Kafka's PartitionChangeBuilder):
+ * Election rules (docs/controller.md; Kafka's PartitionChangeBuilder):
  * keep a current leader that is still acceptable and in the target ISR;
  * else the first replica in assignment order that is acceptable (registered,
  * unfenced, not in controlled shutdown) and in the ISR, or, only when the
@@ -50,8 +50,10 @@
 typedef struct lr_ctl lr_ctl;
 
 /* Receives each record right after the controller applied it: `offset` is
- * its metadata offset, the bytes are valid only during the call. */
-typedef void (*lr_ctl_sink_fn)(void *ctx, int64_t offset, const uint8_t *rec, size_t len);
+ * its metadata offset, the bytes are valid only during the call. Returns 0
+ * once the record is durable, else an error: the image then holds a record
+ * the stream does not, so the controller stops (lr_ctl_failed). */
+typedef int (*lr_ctl_sink_fn)(void *ctx, int64_t offset, const uint8_t *rec, size_t len);
 
 /* Creates a controller with an empty image. sink may be NULL (records are
  * then only applied). NULL on allocation failure. */
@@ -64,8 +66,16 @@ void lr_ctl_free(lr_ctl *ctl);
  * Returns what lr_md_apply_bytes returns. */
 int lr_ctl_replay(lr_ctl *ctl, const uint8_t *rec, size_t len);
 
-/* The controller's image; borrowed, valid until the next call. */
+/* The controller's image; borrowed, valid until the next call. After a
+ * sink failure it may hold records that are not durable: answer nothing
+ * from it then. */
 const lr_md_image *lr_ctl_image(const lr_ctl *ctl);
+
+/* 0, or the sink's error that stopped the controller. A stopped controller
+ * changes nothing more: every call below then returns
+ * LOGREP_ERR_NOT_CONTROLLER (the call that met the failure too). Its host
+ * must replace it with one that replays the durable stream. */
+int lr_ctl_failed(const lr_ctl *ctl);
 
 /* --- brokers ------------------------------------------------------------ */
 
@@ -144,6 +154,10 @@ int lr_ctl_heartbeat(lr_ctl *ctl, const lr_ctl_heartbeat_req *req, int64_t now_m
  * whose topic allows unclean election. Returns 0 or LOGREP_ERR__NOMEM. */
 int lr_ctl_tick(lr_ctl *ctl, int64_t now_ms);
 
+/* When lr_ctl_tick next has work: the earliest session expiry (now_ms when
+ * a broker's session has not started); INT64_MAX when none is timed. */
+int64_t lr_ctl_deadline(const lr_ctl *ctl, int64_t now_ms);
+
 /* --- topics ------------------------------------------------------------- */
 
 typedef struct lr_ctl_config {
@@ -208,7 +222,7 @@ int lr_ctl_delete_topic(lr_ctl *ctl, const char *name);
 
 /* IncrementalAlterConfigs SET (value) / DELETE (value NULL) of one topic
  * config. Changing min.insync.replicas clears ELR and LastKnownElr of every
- * partition of the topic (§1.11 leave rule d); enabling unclean election
+ * partition of the topic (docs/controller.md, ELR); enabling unclean election
  * runs elections for the topic's leaderless partitions.
  * Returns 0, LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION, LOGREP_ERR_INVALID_CONFIG,
  * LOGREP_ERR__INVALID_ARG, LOGREP_ERR__NOMEM. */
@@ -242,7 +256,7 @@ typedef struct lr_ctl_partition_state {
     uint16_t n_isr;
 } lr_ctl_partition_state;
 
-/* AlterPartition for one partition (KIP-497, replication.md §1.5). Checked
+/* AlterPartition for one partition (KIP-497, docs/replication.md 1.5). Checked
  * in Kafka's order:
  *   sender not registered or broker epoch not current  STALE_BROKER_EPOCH
  *   unknown topic id                                   UNKNOWN_TOPIC_ID

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/conf.h"
+#include "base/hashmap.h"
 #include "base/log.h"
 #include "controller/metadata.h"
 #include "base/uuid.h"
@@ -27,9 +28,7 @@ struct lr_md_image {
 
     lr_md_topic **topics; /* creation order */
     size_t n_topics, cap_topics;
-    /* open-addressing indexes into topics[]: -1 empty */
-    int32_t *by_name, *by_id;
-    size_t idx_cap; /* power of two, > 2 * n_topics */
+    lr_hashmap by_name, by_id; /* values: lr_md_topic * */
 
     md_kv *kvs; /* non-topic config records */
     size_t n_kvs, cap_kvs;
@@ -94,17 +93,6 @@ static int str_eq(const char *c, lr_md_str s)
     return s.len >= 0 && strlen(c) == (size_t)s.len && memcmp(c, s.p, (size_t)s.len) == 0;
 }
 
-static uint64_t fnv(const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
 static int collides(const char *a, const char *b)
 {
     for (; *a && *b; a++, b++) {
@@ -148,6 +136,19 @@ static const uint8_t zero_uuid[16];
  * Lifecycle
  * ---------------------------------------------------------------------- */
 
+static int name_eq(const void *ctx, uintptr_t v, const void *key, size_t len)
+{
+    (void)ctx;
+    const char *n = ((const lr_md_topic *)v)->name;
+    return strlen(n) == len && memcmp(n, key, len) == 0;
+}
+
+static int id_eq(const void *ctx, uintptr_t v, const void *key, size_t len)
+{
+    (void)ctx;
+    return len == 16 && memcmp(((const lr_md_topic *)v)->id, key, 16) == 0;
+}
+
 lr_md_image *lr_md_new(const logrep_conf *conf)
 {
     const lr_alloc *a = lr_conf_alloc(conf);
@@ -155,6 +156,8 @@ lr_md_image *lr_md_new(const logrep_conf *conf)
     if (!img)
         return NULL;
     img->alloc = *a;
+    lr_hashmap_init(&img->by_name, a, name_eq, NULL);
+    lr_hashmap_init(&img->by_id, a, id_eq, NULL);
     img->defaults.min_isr = (int32_t)lr_conf_int(conf, LR_CONF_MIN_INSYNC_REPLICAS);
     img->defaults.unclean_election = lr_conf_int(conf, LR_CONF_UNCLEAN_LEADER_ELECTION) != 0;
     img->defaults.elr_enabled = lr_conf_int(conf, LR_CONF_ELR_ENABLE) != 0;
@@ -204,8 +207,8 @@ void lr_md_free(lr_md_image *img)
     for (size_t i = 0; i < img->n_topics; i++)
         topic_free(a, img->topics[i]);
     lr_free(a, img->topics, img->cap_topics * sizeof *img->topics);
-    lr_free(a, img->by_name, img->idx_cap * sizeof(int32_t));
-    lr_free(a, img->by_id, img->idx_cap * sizeof(int32_t));
+    lr_hashmap_free(&img->by_name);
+    lr_hashmap_free(&img->by_id);
     for (size_t i = 0; i < img->n_kvs; i++) {
         lr_strfree(a, img->kvs[i].resource);
         lr_strfree(a, img->kvs[i].name);
@@ -345,74 +348,16 @@ static int apply_change(lr_md_image *img, const struct lr_md_change_rec *c)
  * Topics and their indexes
  * ---------------------------------------------------------------------- */
 
-static size_t name_slot(const lr_md_image *img, const char *name, size_t len)
-{
-    size_t mask = img->idx_cap - 1, i = (size_t)fnv(name, len) & mask;
-    for (;; i = (i + 1) & mask) {
-        int32_t t = img->by_name[i];
-        if (t < 0)
-            return i;
-        const char *n = img->topics[t]->name;
-        if (strlen(n) == len && memcmp(n, name, len) == 0)
-            return i;
-    }
-}
-
-static size_t id_slot(const lr_md_image *img, const uint8_t id[16])
-{
-    size_t mask = img->idx_cap - 1, i = (size_t)fnv(id, 16) & mask;
-    for (;; i = (i + 1) & mask) {
-        int32_t t = img->by_id[i];
-        if (t < 0 || memcmp(img->topics[t]->id, id, 16) == 0)
-            return i;
-    }
-}
-
-/* Rebuilds both indexes with room for `need` topics. */
-static int reindex(lr_md_image *img, size_t need)
-{
-    const lr_alloc *a = &img->alloc;
-    size_t cap = img->idx_cap;
-    if (cap <= 2 * need) {
-        cap = cap ? cap : 16;
-        while (cap <= 2 * need)
-            cap *= 2;
-    }
-    int32_t *bn = lr_malloc(a, cap * sizeof *bn), *bi = lr_malloc(a, cap * sizeof *bi);
-    if (!bn || !bi) {
-        lr_free(a, bn, bn ? cap * sizeof *bn : 0);
-        lr_free(a, bi, bi ? cap * sizeof *bi : 0);
-        return LOGREP_ERR__NOMEM;
-    }
-    lr_free(a, img->by_name, img->idx_cap * sizeof(int32_t));
-    lr_free(a, img->by_id, img->idx_cap * sizeof(int32_t));
-    img->by_name = bn;
-    img->by_id = bi;
-    img->idx_cap = cap;
-    memset(bn, 0xff, cap * sizeof *bn);
-    memset(bi, 0xff, cap * sizeof *bi);
-    for (size_t t = 0; t < img->n_topics; t++) {
-        const lr_md_topic *tp = img->topics[t];
-        bn[name_slot(img, tp->name, strlen(tp->name))] = (int32_t)t;
-        bi[id_slot(img, tp->id)] = (int32_t)t;
-    }
-    return 0;
-}
-
 static lr_md_topic *topic_by_name_len(const lr_md_image *img, const char *name, size_t len)
 {
-    if (!img->idx_cap)
-        return NULL;
-    int32_t t = img->by_name[name_slot(img, name, len)];
-    return t < 0 ? NULL : img->topics[t];
+    uintptr_t v;
+    return lr_hashmap_get(&img->by_name, name, len, &v) ? (lr_md_topic *)v : NULL;
 }
 
 static lr_md_topic *topic_by_id(const lr_md_image *img, const uint8_t id[16])
 {
-    if (!img->idx_cap)
-        return NULL;
-    int32_t t = img->by_id[id_slot(img, id)];
-    return t < 0 ? NULL : img->topics[t];
+    uintptr_t v;
+    return lr_hashmap_get(&img->by_id, id, 16, &v) ? (lr_md_topic *)v : NULL;
 }
 
 const lr_md_topic *lr_md_topic_by_name(const lr_md_image *img, const char *name)
@@ -442,7 +387,9 @@ static int apply_topic(lr_md_image *img, const lr_md_record *rec)
         return LOGREP_ERR__CORRUPT;
     if (grow(a, (void **)&img->topics, &img->cap_topics, img->n_topics + 1, sizeof *img->topics))
         return LOGREP_ERR__NOMEM;
-    if (img->idx_cap <= 2 * (img->n_topics + 1) && reindex(img, img->n_topics + 1))
+    /* Room first, so that the two puts below cannot fail. */
+    if (lr_hashmap_reserve(&img->by_name, img->n_topics + 1) ||
+        lr_hashmap_reserve(&img->by_id, img->n_topics + 1))
         return LOGREP_ERR__NOMEM;
     lr_md_topic *t = lr_calloc(a, 1, sizeof *t);
     if (!t || !(t->name = dup_str(a, name))) {
@@ -452,8 +399,8 @@ static int apply_topic(lr_md_image *img, const lr_md_record *rec)
     memcpy(t->id, rec->u.topic.topic_id, 16);
     size_t at = img->n_topics++;
     img->topics[at] = t;
-    img->by_name[name_slot(img, t->name, (size_t)name.len)] = (int32_t)at;
-    img->by_id[id_slot(img, t->id)] = (int32_t)at;
+    lr_hashmap_put(&img->by_name, t->name, (size_t)name.len, (uintptr_t)t);
+    lr_hashmap_put(&img->by_id, t->id, 16, (uintptr_t)t);
     return 0;
 }
 
@@ -465,16 +412,11 @@ static int apply_remove_topic(lr_md_image *img, const uint8_t id[16])
     size_t at = 0;
     while (img->topics[at] != t)
         at++;
-    /* Rebuild the indexes first (it can fail), against the shrunk array. */
     lr_md_topic **ts = img->topics;
     memmove(&ts[at], &ts[at + 1], (img->n_topics - at - 1) * sizeof *ts);
     img->n_topics--;
-    if (reindex(img, img->n_topics)) {
-        memmove(&ts[at + 1], &ts[at], (img->n_topics - at) * sizeof *ts);
-        ts[at] = t;
-        img->n_topics++;
-        return LOGREP_ERR__NOMEM;
-    }
+    lr_hashmap_del(&img->by_name, t->name, strlen(t->name), NULL);
+    lr_hashmap_del(&img->by_id, t->id, 16, NULL);
     topic_free(&img->alloc, t);
     return 0;
 }

@@ -389,7 +389,7 @@ int lr_md_describe(const lr_md_image *img, const char *topic, int filter, lr_buf
 /* Kafka's Uuid.toString: URL-safe base64 without padding, 22 chars + NUL. */
 void lr_md_uuid_str(const uint8_t id[16], char out[23]);
 
-/* Checks structural and ELR invariants of every partition (replication.md
+/* Checks structural and ELR invariants of every partition (docs/simulator.md
  * I13 and the shape rules the controller keeps): ISR, ELR, LastKnownElr
  * subsets of replicas without duplicates; ELR ∩ ISR = ∅; |ISR| >= min ISR
  * ⇒ ELR = ∅; leader ∈ ISR or -1; no fenced broker in the ISR unless it is

@@ -1,6 +1,6 @@
 /* Producer state of idempotent and transactional producers: per producer
  * id the epoch and its last 5 batches (Kafka's ProducerStateEntry), and
- * the `.snapshot` file format (formats.md §8.1). */
+ * the `.snapshot` file format (docs/storage.md, Producer state). */
 #include <string.h>
 
 #include "base/endian.h"

@@ -1,5 +1,5 @@
 /* Opening a partition directory: listing, checkpoints, crash recovery of
- * the unflushed tail (formats.md §7.8), producer-state snapshots. */
+ * the unflushed tail (docs/storage.md, Recovery), producer-state snapshots. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -55,18 +55,14 @@ static const char *const log_topic_configs[] = {
     "flush.ms", "max.message.bytes", "message.timestamp.type"};
 #define N_LOG_TOPIC_CONFIGS (sizeof log_topic_configs / sizeof *log_topic_configs)
 
-/* FNV-1a over the topic's log configs, to notice a change. */
+/* A hash of the topic's log configs, to notice a change: each value with
+ * its NUL (an absent one as no bytes), chained through the seed. */
 static uint64_t topic_conf_hash(const lr_md_topic *t)
 {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = 0;
     for (size_t i = 0; i < N_LOG_TOPIC_CONFIGS; i++) {
         const char *v = lr_md_topic_config(t, log_topic_configs[i]);
-        for (const char *c = v ? v : ""; ; c++) {
-            h = (h ^ (uint8_t)*c) * 1099511628211ull;
-            if (!*c)
-                break;
-        }
-        h = (h ^ (v ? 1u : 2u)) * 1099511628211ull;
+        h = lr_hash_seeded(v ? v : "", v ? strlen(v) + 1 : 0, h);
     }
     return h;
 }
@@ -627,6 +623,59 @@ void lr_broker_tick(logrep_node *n, int64_t now_ms)
         send_replica_fetches(n, now_ms);
         send_alters(n, now_ms);
     }
+}
+
+/* A peer's existing entry (the deadline creates none). */
+static const lr_peer *peer_find(const logrep_node *n, int32_t id, int channel)
+{
+    for (const lr_peer *p = n->peers; p; p = p->next)
+        if (p->node_id == id && p->channel == channel)
+            return p;
+    return NULL;
+}
+
+/* t, but not before the peer may be asked again. */
+static int64_t after_backoff(const lr_peer *p, int64_t t)
+{
+    return p && p->backoff_until > t ? p->backoff_until : t;
+}
+
+int64_t lr_broker_deadline(logrep_node *n, int64_t now_ms)
+{
+    if (!n->is_broker)
+        return INT64_MAX;
+    const lr_peer *ctl = peer_find(n, n->ctl_id, LR_CH_CONTROL);
+    if (n->broker_epoch < 0)
+        return n->registering ? INT64_MAX : after_backoff(ctl, now_ms);
+    int64_t next = INT64_MAX;
+    if (!n->heartbeat_in_flight) {
+        int64_t hb = n->last_heartbeat + lr_conf_int(n->conf, LR_CONF_BROKER_HEARTBEAT_INTERVAL_MS);
+        if (n->shutting_down || (n->fenced && lr_md_next_offset(n->img) - 1 > n->hb_offset))
+            hb = now_ms;
+        next = after_backoff(ctl, hb);
+    }
+    if (!n->md_fetching) {
+        int64_t t = after_backoff(ctl, n->md_fetch_after);
+        next = t < next ? t : next;
+    }
+    /* Opens left for later, or a storage error: soon, without spinning. */
+    if (n->md_apply_retry && now_ms + 10 < next)
+        next = now_ms + 10;
+    for (size_t i = 0; !n->shutdown_done && i < n->n_parts; i++) {
+        const lr_npart *p = &n->parts[i];
+        if (lr_partition_role(p->rep) != LR_ROLE_FOLLOWER)
+            continue;
+        const lr_md_topic *t = lr_md_topic_by_id(n->img, p->topic_id);
+        const lr_md_partition *mp = t ? lr_md_partition_get(t, p->index) : NULL;
+        if (!mp || mp->leader < 0 || mp->leader == n->id)
+            continue;
+        const lr_peer *peer = peer_find(n, mp->leader, LR_CH_REPLICA);
+        if (peer && peer->fetch_in_flight)
+            continue; /* its answer is an event */
+        int64_t at = after_backoff(peer, p->fetch_after);
+        next = at < next ? at : next;
+    }
+    return next < now_ms ? now_ms : next;
 }
 
 /* ------------------------------------------------------------ responses */

@@ -12,44 +12,65 @@ struct lr_ctl_role {
     lr_ctl *ctl;
     logrep_log *log;
     logrep_batch_builder *b;
-    int failed; /* the metadata log refused a record */
+    uint8_t *buf; /* the batch being appended (the log stamps it) */
+    size_t cap;
+    int32_t epoch;  /* this controller's leader epoch of the metadata log */
+    int64_t now_ms; /* of the event being handled */
 };
 
 /* The metadata log is the controller's source of truth: every record is
- * appended before any answer that depends on it leaves the node. */
-static void sink(void *ctx, int64_t offset, const uint8_t *rec, size_t len)
+ * appended and flushed before any answer that depends on it leaves the
+ * node. Any failure is returned: the controller then stops (lr_ctl_failed). */
+static int sink(void *ctx, int64_t offset, const uint8_t *rec, size_t len)
 {
     logrep_node *n = ctx;
     struct lr_ctl_role *r = n->ctl;
     if (logrep_log_end_offset(r->log) != offset) {
-        r->failed = 1;
         LR_LOG(&n->logger, LOGREP_LOG_ERROR, "controller",
                "metadata record %lld does not follow the log end %lld", (long long)offset,
                (long long)logrep_log_end_offset(r->log));
-        return;
+        return LOGREP_ERR__CORRUPT;
     }
+    if (len > INT32_MAX)
+        return LOGREP_ERR_MESSAGE_TOO_LARGE;
     logrep_batch_builder_reset(r->b);
     const uint8_t *out;
     size_t blen;
-    if (logrep_batch_builder_add(r->b, 0, NULL, -1, rec, (int32_t)len, NULL, 0) != LOGREP_OK ||
-        logrep_batch_builder_finish(r->b, &out, &blen) != LOGREP_OK) {
-        r->failed = 1;
-        return;
+    logrep_err err = logrep_batch_builder_add(r->b, r->now_ms, NULL, -1, rec, (int32_t)len, NULL, 0);
+    if (!err)
+        err = logrep_batch_builder_finish(r->b, &out, &blen);
+    if (!err && blen > r->cap) {
+        uint8_t *nb = lr_realloc(&n->alloc, r->buf, r->cap, blen);
+        if (!nb)
+            err = LOGREP_ERR__NOMEM;
+        else {
+            r->buf = nb;
+            r->cap = blen;
+        }
     }
-    uint8_t buf[65536];
-    if (blen > sizeof buf) {
-        r->failed = 1;
-        return;
-    }
-    memcpy(buf, out, blen);
     logrep_log_append_info info;
-    if (logrep_log_append_leader(r->log, buf, blen, 0, 0, &info) != LOGREP_OK) {
-        r->failed = 1;
-        return;
+    if (!err) {
+        memcpy(r->buf, out, blen);
+        err = logrep_log_append_leader(r->log, r->buf, blen, r->epoch, r->now_ms, &info);
     }
-    /* Metadata is small and precious: make it durable at once. */
-    logrep_log_flush(r->log, 0);
+    /* Metadata is small and precious: durable before it is answered. */
+    if (!err)
+        err = logrep_log_flush(r->log, r->now_ms);
+    if (err) {
+        LR_LOG(&n->logger, LOGREP_LOG_ERROR, "controller",
+               "metadata record %lld: %s; this node stops acting as controller",
+               (long long)offset, logrep_err_name(err));
+        return err;
+    }
     n->data_changed = 1;
+    return 0;
+}
+
+/* Stopped after a metadata write failed: nothing may be answered from the
+ * image, which holds the record that is not durable. */
+static int ctl_failed(const logrep_node *n)
+{
+    return n->ctl && lr_ctl_failed(n->ctl->ctl) != 0;
 }
 
 static int replay(logrep_node *n, struct lr_ctl_role *r)
@@ -110,12 +131,21 @@ int lr_nctl_new(logrep_node *n, int64_t now_ms)
         err = LOGREP_ERR__NOMEM;
     if (!err)
         err = replay(n, r);
+    /* Each start is a new leadership of the metadata log: a new epoch from
+     * its end, as a Kafka leader begins its epoch. */
+    if (!err) {
+        int32_t last = logrep_log_latest_epoch(r->log);
+        r->epoch = last < 0 ? 0 : last + 1;
+        err = logrep_log_epoch_assign(r->log, r->epoch, logrep_log_end_offset(r->log));
+    }
     if (err) {
-        lr_nctl_free(n);
+        lr_nctl_free(n, 1);
         return err;
     }
-    LR_LOG(&n->logger, LOGREP_LOG_INFO, "controller", "controller up at metadata offset %lld",
-           (long long)logrep_log_end_offset(r->log));
+    r->now_ms = now_ms;
+    LR_LOG(&n->logger, LOGREP_LOG_INFO, "controller",
+           "controller up at metadata offset %lld, epoch %d",
+           (long long)logrep_log_end_offset(r->log), (int)r->epoch);
     return 0;
 }
 
@@ -124,14 +154,19 @@ static int init_resp_to(logrep_node *n)
     return logrep_msg_init_response_to(n->resp, n->req);
 }
 
-void lr_nctl_free(logrep_node *n)
+void lr_nctl_free(logrep_node *n, int abandon)
 {
     struct lr_ctl_role *r = n->ctl;
     if (!r)
         return;
+    /* A stopped controller writes nothing more, checkpoints included. */
+    abandon = abandon || (r->ctl && lr_ctl_failed(r->ctl));
     lr_ctl_free(r->ctl);
     logrep_batch_builder_free(r->b);
-    if (r->log)
+    lr_free(&n->alloc, r->buf, r->cap);
+    if (abandon)
+        logrep_log_abandon(r->log);
+    else if (r->log)
         logrep_log_close(r->log);
     lr_free(&n->alloc, r, sizeof *r);
     n->ctl = NULL;
@@ -145,11 +180,28 @@ void lr_nctl_stats(const logrep_node *n, logrep_node_stats *out)
     out->unclean_elections = cs.unclean_elections;
 }
 
-void lr_nctl_tick(logrep_node *n, int64_t now_ms)
+int64_t lr_nctl_tick(logrep_node *n, int64_t now_ms)
 {
-    lr_ctl_tick(n->ctl->ctl, now_ms);
-    int64_t next;
-    logrep_log_tick(n->ctl->log, now_ms, &next);
+    struct lr_ctl_role *r = n->ctl;
+    if (ctl_failed(n))
+        return INT64_MAX;
+    r->now_ms = now_ms;
+    int err = lr_ctl_tick(r->ctl, now_ms);
+    if (err && err != LOGREP_ERR_NOT_CONTROLLER)
+        LR_LOG(&n->logger, LOGREP_LOG_WARN, "controller", "tick: %s", logrep_err_name(err));
+    /* Every record is flushed as it is written: what is left here is the
+     * recovery-point checkpoint, which a restart can do without. */
+    int64_t next = INT64_MAX;
+    if ((err = logrep_log_tick(r->log, now_ms, &next)) != 0)
+        LR_LOG(&n->logger, LOGREP_LOG_WARN, "controller", "metadata log tick: %s",
+               logrep_err_name(err));
+    int64_t c = lr_ctl_deadline(r->ctl, now_ms);
+    return c < next ? c : next;
+}
+
+int lr_nctl_failed(const logrep_node *n)
+{
+    return ctl_failed(n);
 }
 
 logrep_err lr_nctl_fetch_metadata(logrep_node *n, int64_t offset, uint64_t max_bytes,
@@ -157,6 +209,10 @@ logrep_err lr_nctl_fetch_metadata(logrep_node *n, int64_t offset, uint64_t max_b
 {
     struct lr_ctl_role *r = n->ctl;
     memset(slice, 0, sizeof *slice);
+    if (ctl_failed(n)) {
+        *hw = *log_start = -1;
+        return LOGREP_ERR_NOT_CONTROLLER;
+    }
     *hw = logrep_log_end_offset(r->log);
     *log_start = logrep_log_start_offset(r->log);
     if (offset == *hw)
@@ -343,9 +399,12 @@ static int handle_delete_topics(logrep_node *n, lr_conn *c)
             logrep_struct_set_uuid(rt, lr_fid(rt, LR_FN_TopicId), tid);
         if (by_id && p && len >= 0) {
             err = LOGREP_ERR_INVALID_REQUEST; /* Kafka: not both name and id */
+        } else if (by_id && ctl_failed(n)) {
+            err = LOGREP_ERR_NOT_CONTROLLER;
         } else if (by_id) {
             /* v6: by topic id; the answer names the topic. */
-            const lr_md_topic *t = lr_md_topic_by_id(lr_ctl_image(n->ctl->ctl), tid);
+            const lr_md_image *img = lr_nctl_image(n);
+            const lr_md_topic *t = img ? lr_md_topic_by_id(img, tid) : NULL;
             err = LOGREP_ERR_UNKNOWN_TOPIC_ID;
             logrep_struct_set_null(rt, lr_fid(rt, LR_FN_Name));
             if (t) {
@@ -382,6 +441,7 @@ static int handle_allocate_pids(logrep_node *n, lr_conn *c)
 
 int lr_nctl_handle(logrep_node *n, lr_conn *c, int64_t now_ms, int *err)
 {
+    n->ctl->now_ms = now_ms;
     switch (logrep_msg_api_key(n->req)) {
     case LOGREP_API_BROKER_REGISTRATION:
         *err = handle_registration(n, c, now_ms);
@@ -408,7 +468,7 @@ int lr_nctl_handle(logrep_node *n, lr_conn *c, int64_t now_ms, int *err)
 
 const lr_md_image *lr_nctl_image(const logrep_node *n)
 {
-    return n && n->ctl ? lr_ctl_image(n->ctl->ctl) : NULL;
+    return n && n->ctl && !ctl_failed(n) ? lr_ctl_image(n->ctl->ctl) : NULL;
 }
 
 int lr_nctl_set_topic_config(logrep_node *n, const char *topic, const char *name,

@@ -983,6 +983,18 @@ int lr_handle_request(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t f
 }
 
 /* Re-runs parked fetches, finishes produces, expires admin forwards. */
+int64_t lr_deferred_deadline(const logrep_node *n, int64_t now_ms)
+{
+    int64_t next = INT64_MAX;
+    for (const lr_deferred *d = n->deferred; d; d = d->next) {
+        if (d->kind == LR_SLOT_PRODUCE && d->outstanding <= 0)
+            return now_ms;
+        if ((d->kind == LR_SLOT_FETCH || d->kind == LR_SLOT_ADMIN) && d->deadline < next)
+            next = d->deadline;
+    }
+    return next < now_ms ? now_ms : next;
+}
+
 void lr_deferred_poll(logrep_node *n, int64_t now_ms, int force)
 {
     (void)force;

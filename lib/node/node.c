@@ -69,6 +69,16 @@ static int parse_listener(logrep_node *n, const char *v, char *err, size_t esz)
 
 /* ------------------------------------------------------------ lifecycle */
 
+static int part_eq(const void *ctx, uintptr_t pos, const void *key, size_t len)
+{
+    const lr_npart *p = &((const logrep_node *)ctx)->parts[pos];
+    int32_t index;
+    if (len != 20)
+        return 0;
+    memcpy(&index, (const uint8_t *)key + 16, 4);
+    return p->index == index && memcmp(p->topic_id, key, 16) == 0;
+}
+
 LOGREP_API logrep_err logrep_node_new(const logrep_conf *conf, const logrep_storage *storage,
                                       const logrep_transport *transport, int64_t now_ms,
                                       char *errbuf, size_t errbuf_size, logrep_node **out)
@@ -90,6 +100,7 @@ LOGREP_API logrep_err logrep_node_new(const logrep_conf *conf, const logrep_stor
     if (!n)
         return LOGREP_ERR__NOMEM;
     n->alloc = *a;
+    lr_hashmap_init(&n->part_index, a, part_eq, n);
     n->logger = lr_conf_log(conf);
     n->conf = logrep_conf_dup(conf);
     n->st = storage;
@@ -187,13 +198,13 @@ LOGREP_API void logrep_node_free(logrep_node *n, int abandon)
         lr_free(&n->alloc, p, sizeof *p);
     }
     if (n->ctl)
-        lr_nctl_free(n);
+        lr_nctl_free(n, abandon);
     for (size_t i = 0; i < n->n_parts; i++) {
         lr_partition_free(n->parts[i].rep, abandon);
         lr_strfree(&n->alloc, n->parts[i].topic);
     }
     lr_free(&n->alloc, n->parts, n->cap_parts * sizeof *n->parts);
-    lr_free(&n->alloc, n->part_index, n->part_index_cap * sizeof *n->part_index);
+    lr_hashmap_free(&n->part_index);
     lr_dirs_free(n);
     while (n->conns) {
         lr_conn *c = n->conns;
@@ -416,65 +427,45 @@ int lr_node_send_request(logrep_node *n, lr_peer *p, int kind, void *ctx, int64_
 
 /* ------------------------------------------------------------ partitions */
 
-static size_t part_hash(const uint8_t id[16], int32_t index)
+/* The index key: topic id, then the partition index in host order. */
+#define PART_KEY_LEN 20
+static void part_key(uint8_t key[PART_KEY_LEN], const uint8_t id[16], int32_t index)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (int i = 0; i < 16; i++)
-        h = (h ^ id[i]) * 1099511628211ULL;
-    h = (h ^ (uint32_t)index) * 1099511628211ULL;
-    return (size_t)(h ^ (h >> 29));
-}
-
-static void index_insert(logrep_node *n, size_t pos)
-{
-    size_t mask = n->part_index_cap - 1;
-    size_t i = part_hash(n->parts[pos].topic_id, n->parts[pos].index) & mask;
-    while (n->part_index[i])
-        i = (i + 1) & mask;
-    n->part_index[i] = (uint32_t)pos + 1;
+    memcpy(key, id, 16);
+    memcpy(key + 16, &index, 4);
 }
 
 int lr_node_part_indexed(logrep_node *n)
 {
-    /* Keep the load below one half; rebuild on growth. */
-    if (n->n_parts * 2 > n->part_index_cap) {
-        size_t cap = n->part_index_cap ? n->part_index_cap * 2 : 64;
-        while (n->n_parts * 2 > cap)
-            cap *= 2;
-        uint32_t *t = lr_calloc(&n->alloc, cap, sizeof *t);
-        if (!t)
-            return LOGREP_ERR__NOMEM;
-        lr_free(&n->alloc, n->part_index, n->part_index_cap * sizeof *n->part_index);
-        n->part_index = t;
-        n->part_index_cap = cap;
-        for (size_t i = 0; i + 1 < n->n_parts; i++)
-            index_insert(n, i);
-    }
-    index_insert(n, n->n_parts - 1);
-    return 0;
+    uint8_t key[PART_KEY_LEN];
+    const lr_npart *p = &n->parts[n->n_parts - 1];
+    part_key(key, p->topic_id, p->index);
+    return lr_hashmap_put(&n->part_index, key, sizeof key, n->n_parts - 1);
 }
 
 void lr_node_part_remove(logrep_node *n, size_t i)
 {
-    lr_partition_free(n->parts[i].rep, 0);
-    lr_strfree(&n->alloc, n->parts[i].topic);
-    n->parts[i] = n->parts[--n->n_parts];
-    memset(n->part_index, 0, n->part_index_cap * sizeof *n->part_index);
-    for (size_t k = 0; k < n->n_parts; k++)
-        index_insert(n, k);
+    uint8_t key[PART_KEY_LEN];
+    lr_npart *p = &n->parts[i], *last = &n->parts[n->n_parts - 1];
+    part_key(key, p->topic_id, p->index);
+    lr_hashmap_del(&n->part_index, key, sizeof key, NULL);
+    if (p != last) {
+        /* Replacing a value never allocates, so this cannot fail. */
+        part_key(key, last->topic_id, last->index);
+        lr_hashmap_put(&n->part_index, key, sizeof key, i);
+    }
+    lr_partition_free(p->rep, 0);
+    lr_strfree(&n->alloc, p->topic);
+    *p = *last;
+    n->n_parts--;
 }
 
 lr_npart *lr_node_part_by_id(logrep_node *n, const uint8_t id[16], int32_t index)
 {
-    if (!n->part_index_cap)
-        return NULL;
-    size_t mask = n->part_index_cap - 1;
-    for (size_t i = part_hash(id, index) & mask; n->part_index[i]; i = (i + 1) & mask) {
-        lr_npart *p = &n->parts[n->part_index[i] - 1];
-        if (p->index == index && memcmp(p->topic_id, id, 16) == 0)
-            return p;
-    }
-    return NULL;
+    uint8_t key[PART_KEY_LEN];
+    uintptr_t pos;
+    part_key(key, id, index);
+    return lr_hashmap_get(&n->part_index, key, sizeof key, &pos) ? &n->parts[pos] : NULL;
 }
 
 lr_npart *lr_node_part(logrep_node *n, const char *topic, int32_t index)
@@ -585,12 +576,22 @@ LOGREP_API void logrep_node_closed(logrep_node *n, uint64_t conn, int64_t now_ms
     }
 }
 
+/* The longest a tick's answer may be away: hosts sleep on it. */
+#define LR_TICK_MAX_MS 60000
+
+static void earliest(int64_t *next, int64_t t)
+{
+    if (t < *next)
+        *next = t;
+}
+
 LOGREP_API int64_t logrep_node_tick(logrep_node *n, int64_t now_ms)
 {
     if (!n)
         return now_ms + 1000;
+    int64_t next = now_ms + LR_TICK_MAX_MS;
     if (n->ctl)
-        lr_nctl_tick(n, now_ms);
+        earliest(&next, lr_nctl_tick(n, now_ms));
     if (n->is_broker) {
         lr_broker_tick(n, now_ms);
         lr_dirs_tick(n, now_ms);
@@ -600,10 +601,13 @@ LOGREP_API int64_t logrep_node_tick(logrep_node *n, int64_t now_ms)
     if (retention)
         n->next_retention_ms =
             now_ms + lr_conf_int(n->conf, LR_CONF_LOG_RETENTION_CHECK_INTERVAL_MS);
+    if (n->n_parts)
+        earliest(&next, n->next_retention_ms);
     for (size_t i = 0; i < n->n_parts; i++) {
         lr_partition_tick(n->parts[i].rep, now_ms);
-        int64_t next;
-        logrep_log_tick(lr_partition_log(n->parts[i].rep), now_ms, &next);
+        int64_t log_next = INT64_MAX;
+        logrep_log_tick(lr_partition_log(n->parts[i].rep), now_ms, &log_next);
+        earliest(&next, log_next);
         int32_t deleted = 0;
         if (retention && lr_partition_retention(n->parts[i].rep, now_ms, &deleted) != 0)
             LR_LOG(&n->logger, LOGREP_LOG_WARN, "node", "retention of %s-%d failed",
@@ -614,7 +618,18 @@ LOGREP_API int64_t logrep_node_tick(logrep_node *n, int64_t now_ms)
         }
     }
     lr_deferred_poll(n, now_ms, 0);
-    return now_ms + 50;
+    /* Each component's own deadline, taken after the work above. */
+    for (size_t i = 0; i < n->n_parts; i++)
+        earliest(&next, lr_partition_deadline(n->parts[i].rep, now_ms));
+    earliest(&next, lr_deferred_deadline(n, now_ms));
+    earliest(&next, lr_broker_deadline(n, now_ms));
+    if (n->is_broker && !n->dirs_scanned)
+        earliest(&next, now_ms + 100); /* the listing failed: retry */
+    for (size_t i = 0; i < n->n_retired; i++)
+        earliest(&next, n->retired[i].due_ms > now_ms ? n->retired[i].due_ms : now_ms + 100);
+    if (n->data_changed)
+        next = now_ms; /* parked fetches to wake */
+    return next < now_ms ? now_ms : next;
 }
 
 LOGREP_API logrep_err logrep_node_shutdown(logrep_node *n, int64_t now_ms)
@@ -713,5 +728,5 @@ LOGREP_API int32_t logrep_node_id(const logrep_node *n)
 
 LOGREP_API int logrep_node_is_controller(const logrep_node *n)
 {
-    return n && n->ctl != NULL;
+    return n && n->ctl != NULL && !lr_nctl_failed(n);
 }

@@ -7,6 +7,7 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/conf.h"
+#include "base/hashmap.h"
 #include "base/log.h"
 #include "base/prng.h"
 #include "controller/metadata.h"
@@ -150,10 +151,8 @@ struct logrep_node {
 
     lr_npart *parts;
     size_t n_parts, cap_parts;
-    /* Open-addressing index of parts by (topic id, partition): slot holds
-     * the part's position + 1, 0 when empty. Capacity a power of two. */
-    uint32_t *part_index;
-    size_t part_index_cap;
+    /* parts by (topic id, partition); values: positions in parts[] */
+    lr_hashmap part_index;
 
     /* Retired partition directories (topicdirs.c). */
     lr_retired *retired;
@@ -207,6 +206,9 @@ int lr_node_send_request(logrep_node *n, lr_peer *p, int kind, void *ctx, int64_
 int lr_handle_request(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t flen,
                       int64_t now_ms);
 void lr_deferred_poll(logrep_node *n, int64_t now_ms, int force);
+/* The earliest parked request's deadline (fetch max wait, admin timeout);
+ * now_ms when a produce is ready to answer; INT64_MAX when none. */
+int64_t lr_deferred_deadline(const logrep_node *n, int64_t now_ms);
 /* Moves p's produce completions into the deferred requests awaiting them. */
 void lr_deferred_collect(logrep_node *n, lr_npart *p);
 void lr_deferred_drop_conn(logrep_node *n, lr_conn *c);
@@ -214,6 +216,9 @@ void lr_deferred_free_all(logrep_node *n);
 
 /* ---- broker.c: metadata, registration, replica fetching ---- */
 void lr_broker_tick(logrep_node *n, int64_t now_ms);
+/* When the broker role next has timed work (heartbeat, metadata fetch,
+ * registration, replica fetches); INT64_MAX when none. */
+int64_t lr_broker_deadline(logrep_node *n, int64_t now_ms);
 int lr_broker_response(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_ms);
 void lr_broker_request_failed(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_ms);
 int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms);
@@ -234,8 +239,10 @@ void lr_dirs_free(logrep_node *n);
 
 /* ---- control.c: the controller role ---- */
 int lr_nctl_new(logrep_node *n, int64_t now_ms);
-void lr_nctl_free(logrep_node *n);
-void lr_nctl_tick(logrep_node *n, int64_t now_ms);
+/* Closes the role; abandon: write nothing (a crash, or a stopped role). */
+void lr_nctl_free(logrep_node *n, int abandon);
+/* Returns when the controller role next needs a tick. */
+int64_t lr_nctl_tick(logrep_node *n, int64_t now_ms);
 /* Controller counters into the node's stats. */
 void lr_nctl_stats(const logrep_node *n, logrep_node_stats *out);
 /* Handles a controller API request in n->req; 1 if handled (answered or
@@ -261,9 +268,11 @@ int lr_nctl_create_topics(logrep_node *n, lr_conn *c);
 /* Metadata log fetch for the Fetch handler. */
 logrep_err lr_nctl_fetch_metadata(logrep_node *n, int64_t offset, uint64_t max_bytes,
                                   logrep_log_slice *slice, int64_t *hw, int64_t *log_start);
-/* The controller's image (NULL without the controller role); read-only,
- * for the simulator's checker. */
+/* The controller's image (NULL without the controller role, or once it
+ * stopped); read-only, for the simulator's checker. */
 const lr_md_image *lr_nctl_image(const logrep_node *n);
+/* Nonzero once a metadata write failed: the controller role is stopped. */
+int lr_nctl_failed(const logrep_node *n);
 /* Writes a topic ConfigRecord (value NULL deletes), as AlterConfigs
  * would; 0, NOT_CONTROLLER or the controller's error. */
 int lr_nctl_set_topic_config(logrep_node *n, const char *topic, const char *name,

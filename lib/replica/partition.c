@@ -1,4 +1,4 @@
-/* Partition replica state machine: leader and follower (replication.md §1). */
+/* Partition replica state machine: leader and follower (docs/replication.md §1). */
 #include "replica/partition.h"
 
 #include <stdio.h>
@@ -155,7 +155,7 @@ static void complete_parked(lr_partition *p, logrep_err fail, int64_t now_ms)
     p->n_parked = keep;
 }
 
-/* Leader HW per §1.3: min LEO over the maximal ISR (and caught-up
+/* Leader HW per docs/replication.md 1.3: min LEO over the maximal ISR (and caught-up
  * non-ISR followers), frozen while the committed ISR is below min ISR. */
 static void maybe_advance_hw(lr_partition *p, int64_t now_ms)
 {
@@ -373,7 +373,7 @@ int lr_partition_apply(lr_partition *p, const lr_part_meta *m, int64_t now_ms)
 
 /* ------------------------------------------------------------ produce */
 
-/* Idempotent producer checks (formats.md §8.3). Returns 0 to append,
+/* Idempotent producer checks (docs/storage.md, Producer state). Returns 0 to append,
  * 1 for a duplicate (res filled with the original offset), or an error. */
 static logrep_err check_producer(lr_partition *p, const logrep_batch_header *h,
                                  lr_produce_res *res)
@@ -492,7 +492,7 @@ static logrep_err check_epoch(const lr_partition *p, int32_t current_leader_epoc
     return LOGREP_OK;
 }
 
-/* Follower bookkeeping on a valid fetch (§1.4) and ISR expansion (§1.5). */
+/* Follower bookkeeping on a valid fetch (docs/replication.md 1.4) and ISR expansion (1.5). */
 static void update_follower(lr_partition *p, follower *f, const lr_fetch_req *req, int64_t now_ms)
 {
     int64_t leo = logrep_log_end_offset(p->log);
@@ -796,6 +796,37 @@ void lr_partition_tick(lr_partition *p, int64_t now_ms)
         propose_isr(p, keep, n);
         p->isr_shrinks++;
     }
+}
+
+int64_t lr_partition_deadline(const lr_partition *p, int64_t now_ms)
+{
+    if (p->n_done || (p->role != LR_ROLE_LEADER && p->n_parked))
+        return now_ms;
+    if (p->role != LR_ROLE_LEADER)
+        return INT64_MAX;
+    if (p->alter_pending) /* to be sent now, or once its retry delay ends */
+        return p->alter_after > now_ms ? p->alter_after : now_ms;
+    int64_t next = INT64_MAX;
+    for (size_t i = 0; i < p->n_parked; i++)
+        if (p->parked[i].deadline < next)
+            next = p->parked[i].deadline;
+    if (p->alter_in_flight)
+        return next;
+    /* The tick shrinks the ISR once a follower has lagged longer than
+     * replica.lag.time.max.ms; one that has caught up starts no clock. */
+    int64_t leo = logrep_log_end_offset(p->log);
+    for (int32_t i = 0; i < p->n_isr; i++) {
+        const follower *f = NULL;
+        for (int32_t k = 0; k < p->n_followers; k++)
+            if (p->followers[k].id == p->isr[i])
+                f = &p->followers[k];
+        if (!f || f->leo == leo)
+            continue;
+        int64_t at = f->last_caught_up_time + p->conf.replica_lag_time_max_ms + 1;
+        if (at < next)
+            next = at;
+    }
+    return next < now_ms ? now_ms : next;
 }
 
 int lr_partition_take_alter(lr_partition *p, lr_alter_req *out, int64_t now_ms)

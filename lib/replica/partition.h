@@ -1,5 +1,5 @@
 /* One partition replica on one broker: the leader and follower state
- * machine of Kafka's ISR replication (replication.md §1), on top of a
+ * machine of Kafka's ISR replication (docs/replication.md §1), on top of a
  * logrep_log. No I/O besides the log, no clock: every call carries now_ms.
  *
  * Roles follow the controller's metadata (lr_partition_apply). As leader
@@ -209,13 +209,20 @@ logrep_err lr_partition_list_offsets(lr_partition *p, int32_t current_leader_epo
                                      int64_t timestamp, int read_committed, int64_t *offset,
                                      int64_t *found_timestamp, int32_t *epoch);
 
-/* Leader OffsetsForLeaderEpoch (replication.md §1.7). */
+/* Leader OffsetsForLeaderEpoch (docs/replication.md 1.7). */
 logrep_err lr_partition_epoch_end(lr_partition *p, int32_t current_leader_epoch,
                                   int32_t leader_epoch, int32_t *end_epoch,
                                   int64_t *end_offset);
 
 /* Periodic work: ISR shrink proposals, produce timeouts. */
 void lr_partition_tick(lr_partition *p, int64_t now_ms);
+
+/* When the partition next needs a tick or its owner's attention: now_ms
+ * with finished produces waiting, an ISR proposal's send time when one is
+ * pending, else the earliest parked produce timeout or lagging follower's
+ * ISR expiry; INT64_MAX when nothing is timed (new input changes that, and
+ * is followed by a tick). */
+int64_t lr_partition_deadline(const lr_partition *p, int64_t now_ms);
 
 /* Takes the pending ISR change proposal, if any (at most one in flight)
  * and not held back by a retry delay: returns 1 and fills out, else 0. */

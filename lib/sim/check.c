@@ -1,6 +1,6 @@
 /* The checker: ghost state (committed log C, true HW, acknowledged writes,
  * consumer reads, lossy events, unclean elections) and the invariants of
- * replication.md §2, evaluated after every simulation step.
+ * docs/simulator.md (The checker), evaluated after every simulation step.
  *
  * Sanctioned loss: every entry of C carries the generation it was set in.
  * An unclean election, or more lossy failures among a partition's replicas

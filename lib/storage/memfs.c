@@ -9,6 +9,7 @@
 
 #include "base/alloc.h"
 #include "base/conf.h"
+#include "base/hashmap.h"
 #include "base/prng.h"
 
 typedef struct mem_op {
@@ -28,8 +29,6 @@ typedef struct mem_bytes {
 
 typedef struct mem_node {
     struct mem_node *next;
-    struct mem_node *hnext; /* bucket chain of linked nodes */
-    uint64_t hash;          /* of path */
     char *path;
     int is_dir;
     int linked;       /* still has a name */
@@ -50,8 +49,7 @@ typedef struct mem_fs {
     int crash;
     uint32_t sector;
     mem_node *nodes;
-    mem_node **buckets;     /* linked nodes by path hash */
-    size_t nbuckets, nlinked;
+    lr_hashmap by_path; /* linked nodes; values: mem_node * */
     uint64_t seq;
     uint64_t counts[5];
     int last_errno;
@@ -152,24 +150,18 @@ static void node_free(mem_fs *fs, mem_node *n)
     lr_free(&fs->alloc, n, sizeof *n);
 }
 
-static uint64_t path_hash(const char *p, size_t len)
+static int path_eq(const void *ctx, uintptr_t v, const void *key, size_t len)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (uint8_t)p[i]) * 1099511628211ULL;
-    return h;
+    (void)ctx;
+    const char *p = ((const mem_node *)v)->path;
+    return strncmp(p, key, len) == 0 && p[len] == 0;
 }
 
 /* Path lookups are hashed: partitions make thousands of files. */
 static mem_node *lookup_len(mem_fs *fs, const char *path, size_t len)
 {
-    if (!fs->nbuckets)
-        return NULL;
-    uint64_t h = path_hash(path, len);
-    for (mem_node *n = fs->buckets[h & (fs->nbuckets - 1)]; n; n = n->hnext)
-        if (n->hash == h && strncmp(n->path, path, len) == 0 && n->path[len] == 0)
-            return n;
-    return NULL;
+    uintptr_t v;
+    return lr_hashmap_get(&fs->by_path, path, len, &v) ? (mem_node *)v : NULL;
 }
 
 static mem_node *lookup(mem_fs *fs, const char *path)
@@ -177,41 +169,19 @@ static mem_node *lookup(mem_fs *fs, const char *path)
     return lookup_len(fs, path, strlen(path));
 }
 
+/* Only n itself: an unlinked node's path may name another node now. */
 static void hash_remove(mem_fs *fs, mem_node *n)
 {
-    mem_node **pp = &fs->buckets[n->hash & (fs->nbuckets - 1)];
-    while (*pp && *pp != n)
-        pp = &(*pp)->hnext;
-    if (*pp) {
-        *pp = n->hnext;
-        fs->nlinked--;
-    }
+    size_t len = strlen(n->path);
+    if (lookup_len(fs, n->path, len) == n)
+        lr_hashmap_del(&fs->by_path, n->path, len, NULL);
 }
 
-/* Adds a linked node; grows the table at load 1. 0 or __NOMEM. */
+/* Adds a linked node. 0 or __NOMEM; never fails right after a
+ * hash_remove (the table does not shrink). */
 static int hash_add(mem_fs *fs, mem_node *n)
 {
-    if (fs->nlinked + 1 > fs->nbuckets) {
-        size_t nb = fs->nbuckets ? fs->nbuckets * 2 : 64;
-        mem_node **b = lr_calloc(&fs->alloc, nb, sizeof *b);
-        if (!b)
-            return LOGREP_ERR__NOMEM;
-        for (size_t i = 0; i < fs->nbuckets; i++) {
-            for (mem_node *x = fs->buckets[i], *next; x; x = next) {
-                next = x->hnext;
-                x->hnext = b[x->hash & (nb - 1)];
-                b[x->hash & (nb - 1)] = x;
-            }
-        }
-        lr_free(&fs->alloc, fs->buckets, fs->nbuckets * sizeof *fs->buckets);
-        fs->buckets = b;
-        fs->nbuckets = nb;
-    }
-    n->hash = path_hash(n->path, strlen(n->path));
-    n->hnext = fs->buckets[n->hash & (fs->nbuckets - 1)];
-    fs->buckets[n->hash & (fs->nbuckets - 1)] = n;
-    fs->nlinked++;
-    return 0;
+    return lr_hashmap_put(&fs->by_path, n->path, strlen(n->path), (uintptr_t)n);
 }
 
 /* Unlinks n from the namespace; frees it when no file refers to it. */
@@ -578,7 +548,7 @@ static void m_destroy(void *ctx)
         nx = n->next;
         node_free(fs, n);
     }
-    lr_free(&fs->alloc, fs->buckets, fs->nbuckets * sizeof *fs->buckets);
+    lr_hashmap_free(&fs->by_path);
     lr_alloc a = fs->alloc;
     lr_free(&a, fs, sizeof *fs);
 }
@@ -593,6 +563,7 @@ static logrep_err mem_new(const logrep_conf *conf, int crash, uint32_t sector,
     if (!fs)
         return LOGREP_ERR__NOMEM;
     fs->alloc = *a;
+    lr_hashmap_init(&fs->by_path, a, path_eq, NULL);
     fs->crash = crash;
     fs->sector = sector ? sector : 512;
     fs->vt = (logrep_storage){

@@ -5,9 +5,11 @@
 
 #include "ctl_testutil.h"
 
-void tc_sink(void *ctx, int64_t offset, const uint8_t *rec, size_t len)
+int tc_sink(void *ctx, int64_t offset, const uint8_t *rec, size_t len)
 {
     tc_log *l = ctx;
+    if (l->fail)
+        return l->fail;
     if (l->len + len > l->cap) {
         l->cap = (l->len + len) * 2 + 1024;
         l->data = realloc(l->data, l->cap);
@@ -22,6 +24,7 @@ void tc_sink(void *ctx, int64_t offset, const uint8_t *rec, size_t len)
     l->ends[l->n] = l->len;
     l->offsets[l->n] = offset;
     l->n++;
+    return 0;
 }
 
 void tc_log_free(tc_log *l)

@@ -15,9 +15,10 @@ typedef struct tc_log {
     size_t *ends;    /* end offset of record i in data */
     int64_t *offsets;
     size_t n, cap_n;
+    int fail;        /* nonzero: the sink refuses every record with it */
 } tc_log;
 
-void tc_sink(void *ctx, int64_t offset, const uint8_t *rec, size_t len);
+int tc_sink(void *ctx, int64_t offset, const uint8_t *rec, size_t len);
 void tc_log_free(tc_log *l);
 const uint8_t *tc_log_rec(const tc_log *l, size_t i, size_t *len);
 

@@ -1,0 +1,124 @@
+/* logrep_node_tick's deadline: a host that calls tick only at the returned
+ * deadline (and after input, as the example broker does) keeps the node
+ * working, with far fewer ticks than a fixed short period. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "logrep.h"
+#include "logrep/node.h"
+#include "logrep/proto.h"
+#include "node/node_int.h"
+
+#include "lib/net_testutil.h"
+
+typedef struct driver {
+    int64_t due[MAXN + 1];
+    int ticks;
+    int64_t max_hb_gap; /* longest time between heartbeats of node 1 */
+    int64_t last_hb;
+} driver;
+
+static void tick_node(net *w, driver *d, int id)
+{
+    d->due[id] = logrep_node_tick(w->node[id], w->now);
+    d->ticks++;
+    cr_assert_geq(d->due[id], w->now, "a deadline is never in the past");
+    logrep_node *n = w->node[id];
+    if (id == 1 && n->last_heartbeat != d->last_hb) {
+        if (d->last_hb > 0 && n->last_heartbeat - d->last_hb > d->max_hb_gap)
+            d->max_hb_gap = n->last_heartbeat - d->last_hb;
+        d->last_hb = n->last_heartbeat;
+    }
+}
+
+/* Runs `ms` of time: each node is ticked at its deadline and after frames
+ * reached it; time jumps to the next deadline. Stops early once the client
+ * has a frame on connection `conn` (0: none awaited); returns the time. */
+static int64_t drive(net *w, driver *d, int64_t ms, uint64_t awaited)
+{
+    int64_t end = w->now + ms;
+    for (int id = 1; id <= w->n; id++)
+        tick_node(w, d, id);
+    while (w->now < end) {
+        int input = w->head != NULL;
+        pump(w);
+        for (int id = 1; id <= w->n; id++)
+            if (w->node[id] && (input || w->now >= d->due[id]))
+                tick_node(w, d, id);
+        for (frame *f = w->client_inbox; awaited && f; f = f->next)
+            if (f->conn == awaited)
+                return w->now;
+        if (w->head)
+            continue; /* the ticks sent more: deliver it at this time */
+        int64_t next = end;
+        for (int id = 1; id <= w->n; id++)
+            if (w->node[id] && d->due[id] < next)
+                next = d->due[id];
+        w->now = next > w->now ? next : w->now + 1;
+    }
+    return w->now;
+}
+
+/* A quiet node is asked back when its timers say, not every 50 ms, and it
+ * keeps its broker session: heartbeats go out on time from the deadline. */
+Test(node_tick, quiet_node_is_ticked_by_its_deadlines)
+{
+    net w;
+    one_node(&w);
+    driver d;
+    memset(&d, 0, sizeof d);
+    drive(&w, &d, 30000, 0);
+    int64_t hb = 2000; /* broker.heartbeat.interval.ms, default */
+    cr_assert_lt(d.ticks, 300, "%d ticks in 30 s (a 50 ms period is 600)", d.ticks);
+    cr_assert_gt(d.max_hb_gap, 0, "heartbeats were sent");
+    cr_assert_leq(d.max_hb_gap, hb + 10, "heartbeat gap %lld ms", (long long)d.max_hb_gap);
+    logrep_node_stats st;
+    logrep_node_stats_get(w.node[1], &st);
+    cr_assert_eq(st.fenced_brokers, 0, "the session never expired");
+    /* The broker's own metadata fetch waits at most 500 ms at the
+     * controller: that parked fetch bounds the deadline. */
+    int64_t next = logrep_node_tick(w.node[1], w.now);
+    cr_assert_leq(next, w.now + 500, "deadline %lld ms away", (long long)(next - w.now));
+    create_topic(&w, 1, "t", 1, 1); /* and it still serves */
+    teardown(&w);
+}
+
+/* A consumer fetch parked on an empty partition is answered at its
+ * MaxWaitMs, which only a deadline that includes it can hit. */
+Test(node_tick, parked_fetch_is_answered_at_its_max_wait)
+{
+    net w;
+    one_node(&w);
+    create_topic(&w, 1, "t", 1, 1);
+    run(&w, 500);
+    driver d;
+    memset(&d, 0, sizeof d);
+    drive(&w, &d, 100, 0);
+    enum { WAIT = 235 };
+    logrep_msg *m;
+    logrep_msg_new(NULL, &m);
+    logrep_msg_init_request(m, LOGREP_API_FETCH, 11, 10, "test");
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_int(root, logrep_struct_field(root, "ReplicaId"), -1);
+    logrep_struct_set_int(root, logrep_struct_field(root, "MaxWaitMs"), WAIT);
+    logrep_struct_set_int(root, logrep_struct_field(root, "MinBytes"), 1);
+    logrep_struct_set_int(root, logrep_struct_field(root, "MaxBytes"), 1 << 20);
+    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
+    logrep_struct *t = elem(root, "Topics", 0);
+    logrep_struct_set_bytes(t, logrep_struct_field(t, "Topic"), "t", 1);
+    logrep_struct_set_count(t, logrep_struct_field(t, "Partitions"), 1);
+    logrep_struct *p = elem(t, "Partitions", 0);
+    logrep_struct_set_int(p, logrep_struct_field(p, "Partition"), 0);
+    logrep_struct_set_int(p, logrep_struct_field(p, "FetchOffset"), 0);
+    logrep_struct_set_int(p, logrep_struct_field(p, "PartitionMaxBytes"), 1 << 20);
+    int64_t sent = w.now;
+    uint64_t c = client_send(&w, 1, m);
+    int64_t answered = drive(&w, &d, 2000, c);
+    cr_assert_geq(answered, sent + WAIT, "not before its max wait");
+    cr_assert_leq(answered, sent + WAIT + 5, "answered %lld ms after it was sent",
+                  (long long)(answered - sent));
+    logrep_msg_free(m);
+    teardown(&w);
+}
