@@ -1036,3 +1036,56 @@ Test(node_retention, time_and_size_retention_survive_restart)
     }
     teardown(&w);
 }
+
+/* A parked fetch runs again only when a partition it reads changes (or its
+ * wait ends): writes to another partition leave it parked and untouched;
+ * a write to its own partition answers it at once. */
+Test(node, parked_fetch_wakes_only_for_its_partitions)
+{
+    net w;
+    one_node(&w);
+    create_topic(&w, 1, "a", 1, 1);
+    create_topic(&w, 1, "b", 1, 1);
+    run(&w, 500);
+    logrep_msg *m, *r;
+    logrep_msg_new(NULL, &m);
+    logrep_msg_new(NULL, &r);
+    logrep_msg_init_request(m, LOGREP_API_FETCH, 11, 10, "test");
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_int(root, logrep_struct_field(root, "ReplicaId"), -1);
+    logrep_struct_set_int(root, logrep_struct_field(root, "MaxWaitMs"), 5000);
+    logrep_struct_set_int(root, logrep_struct_field(root, "MinBytes"), 1);
+    logrep_struct_set_int(root, logrep_struct_field(root, "MaxBytes"), 1 << 20);
+    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
+    logrep_struct *t = elem(root, "Topics", 0);
+    logrep_struct_set_bytes(t, logrep_struct_field(t, "Topic"), "a", 1);
+    logrep_struct_set_count(t, logrep_struct_field(t, "Partitions"), 1);
+    logrep_struct *p = elem(t, "Partitions", 0);
+    logrep_struct_set_int(p, logrep_struct_field(p, "Partition"), 0);
+    logrep_struct_set_int(p, logrep_struct_field(p, "FetchOffset"), 0);
+    logrep_struct_set_int(p, logrep_struct_field(p, "PartitionMaxBytes"), 1 << 20);
+    uint64_t c = client_send(&w, 1, m);
+    run(&w, 50);
+    logrep_node_stats st0, st1, st2;
+    logrep_node_stats_get(w.node[1], &st0);
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(produce(&w, 1, "b", 0, "v0", 1, NULL), 0);
+    logrep_node_stats_get(w.node[1], &st1);
+    cr_assert_eq(st1.parked_fetch_runs, st0.parked_fetch_runs,
+                 "writes to b ran the fetch parked on a %lld times",
+                 (long long)(st1.parked_fetch_runs - st0.parked_fetch_runs));
+    for (frame *f = w.client_inbox; f; f = f->next)
+        cr_assert_neq(f->conn, c, "answered before its partition changed");
+    int64_t sent = w.now;
+    cr_assert_eq(produce(&w, 1, "a", 0, "v0", 1, NULL), 0);
+    client_wait(&w, c, LOGREP_API_FETCH, 11, r, 1000);
+    cr_assert_lt(w.now - sent, 1000, "answered by the write, not by its wait");
+    logrep_struct *rp = elem(elem(logrep_msg_root(r), "Responses", 0), "Partitions", 0);
+    cr_assert_eq(fint(rp, "ErrorCode"), 0);
+    cr_assert_eq(fint(rp, "HighWatermark"), 1);
+    logrep_node_stats_get(w.node[1], &st2);
+    cr_assert_eq(st2.parked_fetch_runs, st1.parked_fetch_runs + 1);
+    logrep_msg_free(m);
+    logrep_msg_free(r);
+    teardown(&w);
+}

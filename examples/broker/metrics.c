@@ -100,6 +100,9 @@ void metrics_write(FILE *o, const broker_metrics *m, const logrep_node *node, in
     G("logrep_node_metadata_offset", "Metadata records applied.", "gauge", st.metadata_offset);
     G("logrep_node_log_segments_deleted_total", "Log segments deleted by retention.", "counter",
       st.segments_deleted);
+    G("logrep_node_parked_fetch_runs_total",
+      "Parked fetches run again, because data they read changed or their wait ended.", "counter",
+      st.parked_fetch_runs);
     G("logrep_node_is_controller", "1 when this node is the controller.", "gauge",
       logrep_node_is_controller(node));
     G("logrep_broker_connections", "Open client connections.", "gauge", clients);

@@ -204,6 +204,7 @@ typedef struct logrep_node_stats {
     int64_t at_min_isr;
     int64_t metadata_offset;      /**< metadata records applied */
     int64_t segments_deleted;     /**< by retention (log.retention.check.interval.ms) */
+    int64_t parked_fetch_runs;    /**< parked fetches run again: data they read changed, or their wait ended */
 } logrep_node_stats;
 
 LOGREP_API void logrep_node_stats_get(const logrep_node *node, logrep_node_stats *out);

@@ -176,7 +176,7 @@ static void close_deleted(logrep_node *n, int64_t now_ms)
         lr_node_part_remove(n, i);
         lr_dirs_retire(n, topic, index, id, now_ms);
         lr_strfree(&n->alloc, topic);
-        n->data_changed = 1;
+        lr_node_part_changed(n, NULL); /* indexes into the partitions moved */
     }
 }
 
@@ -237,7 +237,7 @@ int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms)
             }
             else
                 n->md_apply_retry = 1;
-            n->data_changed = 1;
+            lr_node_part_changed(n, p);
         }
     }
     if (!n->strays_scanned && !n->md_apply_retry)
@@ -744,7 +744,7 @@ static void replica_fetch_done(logrep_node *n, fetch_ctx *fc, int64_t now_ms)
         if (err)
             LR_LOG(&n->logger, LOGREP_LOG_WARN, "replica", "%s-%d: applying fetched data: %s",
                    p->topic, p->index, logrep_err_name(err));
-        n->data_changed = 1;
+        lr_node_part_changed(n, p);
     }
 }
 
@@ -771,7 +771,7 @@ static void alter_done(logrep_node *n, alter_ctx *ac, int64_t now_ms)
     for (int32_t i = 0; i < n_isr; i++)
         isr[i] = (int32_t)logrep_struct_elem_int(pe, fi, i);
     lr_partition_alter_done(p->rep, err, (int32_t)lr_f_int(pe, LR_FN_PartitionEpoch), isr, n_isr, now_ms);
-    n->data_changed = 1; /* an ISR change can move the HW */
+    lr_node_part_changed(n, p); /* an ISR change can move the HW */
 }
 
 int lr_broker_response(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_ms)

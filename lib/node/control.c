@@ -62,7 +62,7 @@ static int sink(void *ctx, int64_t offset, const uint8_t *rec, size_t len)
                (long long)offset, logrep_err_name(err));
         return err;
     }
-    n->data_changed = 1;
+    lr_node_metadata_changed(n);
     return 0;
 }
 
@@ -477,6 +477,6 @@ int lr_nctl_set_topic_config(logrep_node *n, const char *topic, const char *name
     if (!n || !n->ctl)
         return LOGREP_ERR_NOT_CONTROLLER;
     int err = lr_ctl_set_topic_config(n->ctl->ctl, topic, name, value);
-    n->data_changed = 1; /* parked metadata fetches see the record */
+    lr_node_metadata_changed(n); /* parked metadata fetches see the record */
     return err;
 }

@@ -20,6 +20,15 @@ typedef struct presult {
     uint64_t token;   /* 0: answered */
 } presult;
 
+/* The partitions a parked fetch reads (indexes into the node's
+ * partitions), so that it runs again only when one of them changes. */
+typedef struct fetch_track {
+    int32_t *idx;
+    int32_t n, cap;
+    int any;              /* not tracked (no memory): any change wakes it */
+    int md;               /* reads the controller's metadata log */
+} fetch_track;
+
 typedef struct lr_deferred {
     struct lr_deferred *next;
     lr_conn *conn;
@@ -34,6 +43,9 @@ typedef struct lr_deferred {
     int32_t outstanding;
     uint8_t *frame;       /* fetch / admin: the request, copied */
     size_t frame_len;
+    logrep_msg *req;      /* fetch: decoded once, viewing frame */
+    fetch_track track;    /* fetch: what wakes it */
+    uint64_t seen_seq;    /* fetch: the node's change_seq at its last run */
     int admin_done;       /* forwarded admin: the controller answered */
     int16_t admin_error;
 } lr_deferred;
@@ -308,6 +320,8 @@ static void deferred_free(logrep_node *n, lr_deferred *d)
         lr_strfree(&n->alloc, d->results[i].topic);
     lr_free(&n->alloc, d->results, (size_t)d->n_results * sizeof *d->results);
     lr_free(&n->alloc, d->frame, d->frame_len);
+    lr_free(&n->alloc, d->track.idx, (size_t)d->track.cap * sizeof *d->track.idx);
+    logrep_msg_free(d->req);
     lr_free(&n->alloc, d, sizeof *d);
 }
 
@@ -418,7 +432,7 @@ static int handle_produce(logrep_node *n, lr_conn *c, int64_t now_ms)
                         if (logrep_batch_header_parse(recs, (size_t)rlen, &h) == LOGREP_OK)
                             n->stats.produce_records += h.record_count;
                     }
-                    n->data_changed = 1;
+                    lr_node_part_changed(n, p);
                 }
             }
         }
@@ -512,13 +526,65 @@ static int set_records(logrep_node *n, logrep_struct *pe, const logrep_log_slice
     return logrep_struct_set_records(pe, fr, t->data, (int32_t)t->len);
 }
 
-/* Runs a fetch. Returns the bytes of records gathered, or -1 on a hard
- * error; `any_error` notes partition errors (answered at once). */
-static int64_t run_fetch(logrep_node *n, int roles, int64_t now_ms, tmpbuf **tmps,
-                         int *any_error, int retry)
+static void track(logrep_node *n, fetch_track *t, const lr_npart *p)
 {
-    logrep_struct *rq = logrep_msg_root(n->req);
-    int version = logrep_msg_version(n->req);
+    if (t->any)
+        return;
+    if (t->n == t->cap) {
+        int32_t cap = t->cap ? t->cap * 2 : 8;
+        int32_t *idx = lr_realloc(&n->alloc, t->idx, (size_t)t->cap * sizeof *idx,
+                                  (size_t)cap * sizeof *idx);
+        if (!idx) {
+            t->any = 1; /* woken by any change instead */
+            return;
+        }
+        t->idx = idx;
+        t->cap = cap;
+    }
+    t->idx[t->n++] = (int32_t)(p - n->parts);
+}
+
+void lr_node_part_changed(logrep_node *n, lr_npart *p)
+{
+    n->data_changed = 1;
+    n->change_seq++;
+    if (p)
+        p->changed_seq = n->change_seq;
+    else
+        n->all_changed_seq = n->change_seq;
+}
+
+void lr_node_metadata_changed(logrep_node *n)
+{
+    n->data_changed = 1;
+    n->md_changed_seq = ++n->change_seq;
+}
+
+/* A parked fetch runs again at its deadline, at shutdown, or once data it
+ * reads changed since its last run. */
+static int fetch_due(const logrep_node *n, const lr_deferred *d, int64_t now_ms)
+{
+    if (now_ms >= d->deadline || n->shutting_down || n->all_changed_seq > d->seen_seq ||
+        (d->track.md && n->md_changed_seq > d->seen_seq))
+        return 1;
+    if (d->track.any)
+        return n->change_seq > d->seen_seq;
+    for (int32_t i = 0; i < d->track.n; i++) {
+        int32_t k = d->track.idx[i];
+        if (k >= 0 && (size_t)k < n->n_parts && n->parts[k].changed_seq > d->seen_seq)
+            return 1;
+    }
+    return 0;
+}
+
+/* Runs a fetch. Returns the bytes of records gathered, or -1 on a hard
+ * error; `any_error` notes partition errors (answered at once); `tr`
+ * gets the partitions read. */
+static int64_t run_fetch(logrep_node *n, logrep_msg *req, int roles, int64_t now_ms,
+                         tmpbuf **tmps, int *any_error, int retry, fetch_track *tr)
+{
+    logrep_struct *rq = logrep_msg_root(req);
+    int version = logrep_msg_version(req);
     int32_t replica_id = version >= 15 ? (int32_t)lr_f_int(logrep_struct_struct(rq, lr_fid(rq, LR_FN_ReplicaState)), LR_FN_ReplicaId)
                                        : (int32_t)lr_f_int(rq, LR_FN_ReplicaId);
     int64_t replica_epoch = version >= 15 ? lr_f_int(logrep_struct_struct(rq, lr_fid(rq, LR_FN_ReplicaState)), LR_FN_ReplicaEpoch) : -1;
@@ -570,6 +636,7 @@ static int64_t run_fetch(logrep_node *n, int roles, int64_t now_ms, tmpbuf **tmp
                  * cannot know. */
                 logrep_log_slice sl;
                 int64_t hw, ls;
+                tr->md = 1;
                 int64_t pmax = lr_f_int(qp, LR_FN_PartitionMaxBytes);
                 logrep_err e = lr_nctl_fetch_metadata(n, lr_f_int(qp, LR_FN_FetchOffset),
                                                       (uint64_t)(pmax > 0 ? pmax : 0), &sl, &hw, &ls);
@@ -596,6 +663,7 @@ static int64_t run_fetch(logrep_node *n, int roles, int64_t now_ms, tmpbuf **tmp
                 *any_error = 1;
                 continue;
             }
+            track(n, tr, p);
             int64_t budget = max_bytes - gathered;
             int64_t pmax = lr_f_int(qp, LR_FN_PartitionMaxBytes);
             lr_fetch_req fr = {replica_id,
@@ -616,7 +684,7 @@ static int64_t run_fetch(logrep_node *n, int roles, int64_t now_ms, tmpbuf **tmp
             /* A follower's fetch can move the HW: consumers parked at the
              * old HW have data now. */
             if (lr_partition_high_watermark(p->rep) != hw_before)
-                n->data_changed = 1;
+                lr_node_part_changed(n, p);
             lr_f_set_int(rp, LR_FN_ErrorCode, err_code(res.error));
             lr_f_set_int(rp, LR_FN_HighWatermark, res.high_watermark);
             lr_f_set_int(rp, LR_FN_LastStableOffset, res.last_stable_offset);
@@ -639,25 +707,26 @@ static int64_t run_fetch(logrep_node *n, int roles, int64_t now_ms, tmpbuf **tmp
     return gathered;
 }
 
-/* With d: a parked fetch run again; *answered tells whether its slot was
- * answered (the slot may be freed then). */
-static int handle_fetch(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t len,
-                        int64_t now_ms, lr_deferred *d, int *answered)
+/* With d: a parked fetch run again from its decoded request (req is then
+ * d->req); *answered tells whether its slot was answered (the slot may be
+ * freed then). Without d, req is the node's scratch decoded from frame. */
+static int handle_fetch(logrep_node *n, lr_conn *c, logrep_msg *req, const uint8_t *frame,
+                        size_t len, int64_t now_ms, lr_deferred *d, int *answered)
 {
     *answered = 0;
-    int err = init_resp(n);
+    int err = logrep_msg_init_response_to(n->resp, req);
     if (err)
         return err;
     tmpbuf *tmps = NULL;
     const char *cid;
     int32_t cid_len = -1;
     int16_t top = 0;
-    int64_t session_epoch = lr_f_int(logrep_msg_root(n->req), LR_FN_SessionEpoch);
+    logrep_struct *rq = logrep_msg_root(req);
+    int64_t session_epoch = lr_f_int(rq, LR_FN_SessionEpoch);
     if ((lr_node_conn_roles(n, c) & LR_ROLE_CONTROLLER) &&
-        lr_f_str(logrep_msg_root(n->req), LR_FN_ClusterId, &cid, &cid_len) == 0 &&
-        !lr_node_cluster_id_ok(n, cid, cid_len))
+        lr_f_str(rq, LR_FN_ClusterId, &cid, &cid_len) == 0 && !lr_node_cluster_id_ok(n, cid, cid_len))
         top = LOGREP_ERR_INCONSISTENT_CLUSTER_ID; /* not our metadata log */
-    else if (logrep_msg_version(n->req) >= 7 && session_epoch != 0 && session_epoch != -1)
+    else if (logrep_msg_version(req) >= 7 && session_epoch != 0 && session_epoch != -1)
         top = LOGREP_ERR_FETCH_SESSION_ID_NOT_FOUND; /* incremental: no session is ever created */
     if (top) {
         *answered = 1;
@@ -665,18 +734,22 @@ static int handle_fetch(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t
         return d ? lr_node_finish(n, c, d->slot, n->resp) : respond_now(n, c, &tmps);
     }
     int any_error = 0;
-    int64_t got = run_fetch(n, lr_node_conn_roles(n, c), now_ms, &tmps, &any_error, d != NULL);
+    fetch_track local = {NULL, 0, 0, 0, 0}, *tr = d ? &d->track : &local;
+    tr->n = 0;
+    tr->any = tr->md = 0;
+    int64_t got = run_fetch(n, req, lr_node_conn_roles(n, c), now_ms, &tmps, &any_error, d != NULL, tr);
     if (got < 0) {
         tmp_free(n, &tmps);
+        lr_free(&n->alloc, local.idx, (size_t)local.cap * sizeof *local.idx);
         return LOGREP_ERR__NOMEM;
     }
-    logrep_struct *rq = logrep_msg_root(n->req);
     int64_t min_bytes = lr_f_int(rq, LR_FN_MinBytes);
     int64_t max_wait = lr_f_int(rq, LR_FN_MaxWaitMs);
     int answer = got >= min_bytes || max_wait <= 0 || any_error ||
                  (d && now_ms >= d->deadline) || n->shutting_down;
     if (answer) {
         *answered = 1;
+        lr_free(&n->alloc, local.idx, (size_t)local.cap * sizeof *local.idx);
         if (d) {
             err = lr_node_finish(n, c, d->slot, n->resp);
             tmp_free(n, &tmps);
@@ -685,17 +758,27 @@ static int handle_fetch(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t
         return respond_now(n, c, &tmps);
     }
     tmp_free(n, &tmps);
-    if (d)
+    if (d) {
+        d->seen_seq = n->change_seq;
         return 0; /* still waiting */
+    }
     d = deferred_new(n, c, LR_SLOT_FETCH);
-    if (!d)
+    if (!d) {
+        lr_free(&n->alloc, local.idx, (size_t)local.cap * sizeof *local.idx);
         return LOGREP_ERR__NOMEM;
+    }
+    d->track = local;
+    d->seen_seq = n->change_seq;
+    d->deadline = now_ms + max_wait;
+    /* Kept decoded: the copy of the frame is what the request views. */
     d->frame = lr_malloc(&n->alloc, len);
     if (!d->frame)
         return LOGREP_ERR__NOMEM; /* the connection is dropped, d with it */
     memcpy(d->frame, frame, len);
     d->frame_len = len;
-    d->deadline = now_ms + max_wait;
+    if (logrep_msg_new(n->conf, &d->req) != LOGREP_OK ||
+        logrep_msg_decode_request(d->req, d->frame, d->frame_len) != LOGREP_OK)
+        return LOGREP_ERR__NOMEM; /* it decoded once already: only memory fails */
     return 0;
 }
 
@@ -959,7 +1042,7 @@ int lr_handle_request(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t f
     case LOGREP_API_FETCH:
     {
         int answered;
-        return handle_fetch(n, c, frame, flen, now_ms, NULL, &answered);
+        return handle_fetch(n, c, n->req, frame, flen, now_ms, NULL, &answered);
     }
     case LOGREP_API_LIST_OFFSETS:
         return each_partition(n, c, &list_offsets_api);
@@ -1007,16 +1090,11 @@ void lr_deferred_poll(logrep_node *n, int64_t now_ms, int force)
                 lr_node_finish(n, d->conn, d->slot, n->resp);
             deferred_unlink(n, d);
             deferred_free(n, d);
-        } else if (d->kind == LR_SLOT_FETCH &&
-                   (n->data_changed || now_ms >= d->deadline || n->shutting_down)) {
-            if (logrep_msg_decode_request(n->req, d->frame, d->frame_len) == LOGREP_OK) {
-                int answered;
-                handle_fetch(n, d->conn, d->frame, d->frame_len, now_ms, d, &answered);
-                if (answered) {
-                    deferred_unlink(n, d);
-                    deferred_free(n, d);
-                }
-            } else {
+        } else if (d->kind == LR_SLOT_FETCH && fetch_due(n, d, now_ms)) {
+            int answered;
+            n->stats.parked_fetch_runs++;
+            handle_fetch(n, d->conn, d->req, NULL, 0, now_ms, d, &answered);
+            if (answered) { /* an error before answering: tried again later */
                 deferred_unlink(n, d);
                 deferred_free(n, d);
             }

@@ -614,7 +614,7 @@ LOGREP_API int64_t logrep_node_tick(logrep_node *n, int64_t now_ms)
                    n->parts[i].topic, n->parts[i].index);
         if (deleted) {
             n->stats.segments_deleted += deleted;
-            n->data_changed = 1;
+            lr_node_part_changed(n, &n->parts[i]);
         }
     }
     lr_deferred_poll(n, now_ms, 0);

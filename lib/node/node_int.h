@@ -33,6 +33,7 @@ typedef struct lr_npart {
     int32_t seen_partition_epoch; /* last metadata applied */
     uint64_t conf_hash;           /* topic configs the log was given */
     int64_t fetch_after;          /* replica.fetch.backoff.ms after an error */
+    uint64_t changed_seq;         /* the node's change_seq when its data last changed */
 } lr_npart;
 
 /* One response slot of an inbound connection, in request order. */
@@ -166,7 +167,10 @@ struct logrep_node {
 
     /* Deferred work: produces awaiting acks, parked fetches. */
     struct lr_deferred *deferred;
-    int data_changed;
+    int data_changed;        /* something changed since the last poll */
+    uint64_t change_seq;     /* counts changes (lr_node_part_changed) */
+    uint64_t all_changed_seq; /* the last change not tied to one partition */
+    uint64_t md_changed_seq;  /* the last record of the controller's metadata log */
     uint64_t token_seq;
 
     struct lr_ctl_role *ctl; /* controller role */
@@ -208,6 +212,11 @@ int lr_handle_request(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t f
 void lr_deferred_poll(logrep_node *n, int64_t now_ms, int force);
 /* The earliest parked request's deadline (fetch max wait, admin timeout);
  * now_ms when a produce is ready to answer; INT64_MAX when none. */
+/* Records that partition p's data, HW or leadership changed (NULL: any
+ * partition), so parked fetches on it run again. */
+void lr_node_part_changed(logrep_node *n, lr_npart *p);
+/* The same for the controller's metadata log. */
+void lr_node_metadata_changed(logrep_node *n);
 int64_t lr_deferred_deadline(const logrep_node *n, int64_t now_ms);
 /* Moves p's produce completions into the deferred requests awaiting them. */
 void lr_deferred_collect(logrep_node *n, lr_npart *p);
