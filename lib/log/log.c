@@ -142,7 +142,10 @@ LOGREP_API logrep_err logrep_log_open(const logrep_conf *conf, const logrep_stor
             if (slash && slash != log->dir) {
                 memcpy(parent, log->dir, (size_t)(slash - log->dir));
                 parent[slash - log->dir] = 0;
-                st->sync_dir(st->ctx, parent);
+                /* On failure the empty directory goes again, so a retry
+                 * creates it and syncs its entry instead of finding it. */
+                if ((err = st->sync_dir(st->ctx, parent)) != 0)
+                    st->remove(st->ctx, log->dir);
             }
         }
         err = lr_log_io(log, err);
@@ -819,7 +822,11 @@ LOGREP_API logrep_err logrep_log_truncate(logrep_log *log, int64_t offset)
     }
     if ((err = set_epochs_end(log, log->leo)))
         return err;
-    return lr_log_rebuild_producers(log, INT64_MIN / 2);
+    /* The producer state was cleared for the rebuild: without it the log
+     * would take duplicates and wrong sequences, so it stops until reopened. */
+    if ((err = lr_log_rebuild_producers(log, INT64_MIN / 2)))
+        log->failed = LOGREP_ERR_KAFKA_STORAGE_ERROR;
+    return err;
 }
 
 LOGREP_API logrep_err logrep_log_advance_start(logrep_log *log, int64_t offset)
