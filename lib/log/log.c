@@ -433,6 +433,17 @@ static logrep_err write_batches(logrep_log *log, const uint8_t *buf, size_t len,
         if ((err = roll_at(log, h0.base_offset, now_ms)))
             return err;
     }
+    /* Room for every new producer first: once written, the batches must
+     * reach the producer state, or it would take their duplicates. */
+    size_t new_pids = 0;
+    for (size_t pos = 0; pos < len;) {
+        logrep_batch_header h;
+        lr_batch_header_decode(buf + pos, &h);
+        new_pids += h.producer_id >= 0 && !lr_pstate_find(&log->ps, h.producer_id);
+        pos += (size_t)h.batch_length + LOGREP_LOG_OVERHEAD;
+    }
+    if ((err = lr_pstate_reserve(&log->ps, &log->alloc, new_pids)))
+        return err;
     lr_segment *s = active(log);
     uint64_t pos0 = s->size;
     if (s->created_ms < 0)
@@ -462,9 +473,7 @@ static logrep_err write_batches(logrep_log *log, const uint8_t *buf, size_t len,
     for (pos = 0; pos < len;) {
         logrep_batch_header h;
         lr_batch_header_decode(buf + pos, &h);
-        /* Out of memory here leaves the producer state short; the next
-         * open rebuilds it from the log. */
-        lr_pstate_update(&log->ps, &log->alloc, &h);
+        lr_pstate_update(&log->ps, &log->alloc, &h); /* cannot fail: reserved */
         pos += (size_t)h.batch_length + LOGREP_LOG_OVERHEAD;
     }
     s->next_offset = bs->last_offset + 1;
