@@ -205,7 +205,7 @@ $(B)/test/broker_storage.o: examples/broker/storage.c examples/broker/broker.h
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE -Iexamples/broker -O1 -g $(SAN) -c $< -o $@
 
-$(B)/test/logrep_test: $(TEST_SRCS) $(B)/test/broker_storage.o $(B)/asan/liblogrep.a
+$(B)/test/logrep_test: $(TEST_SRCS) $(wildcard test/*.h test/lib/*.h) $(B)/test/broker_storage.o $(B)/asan/liblogrep.a
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) -I$(B)/gen -Itest -Iexamples/broker $(TEST_CFLAGS_PKG) -O1 -g $(SAN) \
 	    -DLOGREP_SRCDIR='"$(CURDIR)"' -DLOGREP_BUILDDIR='"$(CURDIR)/$(B)"' \

@@ -751,6 +751,64 @@ Test(batch, allocation_failures_are_clean)
     }
 }
 
+/* Builds a 200-record batch with `codec` on `conf` and reads it back;
+ * returns the first error. */
+static logrep_err codec_round_trip(const logrep_conf *conf, int codec)
+{
+    logrep_batch_builder *b = NULL;
+    logrep_batch_reader *r = NULL;
+    logrep_err err = logrep_batch_builder_new(conf, &b);
+    if (!err)
+        err = logrep_batch_builder_set_compression(b, codec, 0);
+    for (int i = 0; !err && i < 200; i++)
+        err = logrep_batch_builder_add(b, T0 + i, "k", 1, "vvvvvvvvvvvvvvvvvvvvvvv", 20, NULL, 0);
+    const uint8_t *out;
+    size_t len;
+    if (!err)
+        err = logrep_batch_builder_finish(b, &out, &len);
+    if (!err)
+        err = logrep_batch_reader_new(conf, &r);
+    if (!err)
+        err = logrep_batch_reader_open(r, out, len, NULL);
+    logrep_batch_reader_free(r);
+    logrep_batch_builder_free(b);
+    return err;
+}
+
+Test(batch, codec_contexts_use_the_instance_allocator)
+{
+    /* The compressor and decompressor contexts of gzip, lz4 and zstd come
+     * from the conf's allocator: a compressed round trip makes several
+     * more allocations than an uncompressed one (the compressed buffer is
+     * one), and failing any of them is a clean NOMEM with nothing leaked. */
+    long plain = 0;
+    for (int codec = LOGREP_COMPRESSION_NONE; codec <= LOGREP_COMPRESSION_ZSTD; codec++) {
+        if (codec == LOGREP_COMPRESSION_SNAPPY)
+            continue; /* snappy's C API takes no allocator */
+        tu_heap heap = {0};
+        logrep_allocator a = tu_heap_allocator(&heap);
+        logrep_conf *conf = logrep_conf_new();
+        cr_assert_eq(logrep_conf_set_allocator(conf, &a), LOGREP_OK);
+        cr_assert_eq(codec_round_trip(conf, codec), LOGREP_OK);
+        cr_assert_eq(heap.live_blocks, 0);
+        long total = heap.allocs;
+        if (codec == LOGREP_COMPRESSION_NONE)
+            plain = total;
+        else
+            cr_assert_geq(total, plain + 4, "%s: %ld allocations, uncompressed %ld",
+                          logrep_compression_name(codec), total, plain);
+        for (long fail = 1; fail <= total; fail++) {
+            heap = (tu_heap){0, fail, 0, 0, 0, 0};
+            logrep_err err = codec_round_trip(conf, codec);
+            cr_assert_eq(err, LOGREP_ERR__NOMEM, "%s: allocation %ld of %ld: %s",
+                         logrep_compression_name(codec), fail, total, logrep_err_name(err));
+            cr_assert_eq(heap.live_blocks, 0, "%s: leak after allocation %ld",
+                         logrep_compression_name(codec), fail);
+        }
+        logrep_conf_free(conf);
+    }
+}
+
 Test(batch, leader_check_walks_every_record)
 {
     /* A reader on a counting heap: an uncompressed batch is checked in

@@ -1,5 +1,7 @@
 #include "base/alloc.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,4 +69,27 @@ void lr_strfree(const lr_alloc *a, char *s)
 {
     if (s)
         lr_free(a, s, strlen(s) + 1);
+}
+
+#define LR_UNSIZED_HDR _Alignof(max_align_t)
+
+void *lr_malloc_unsized(const lr_alloc *a, size_t size)
+{
+    if (size > SIZE_MAX - LR_UNSIZED_HDR)
+        return NULL;
+    unsigned char *p = lr_malloc(a, size + LR_UNSIZED_HDR);
+    if (!p)
+        return NULL;
+    memcpy(p, &size, sizeof size);
+    return p + LR_UNSIZED_HDR;
+}
+
+void lr_free_unsized(const lr_alloc *a, void *p)
+{
+    if (!p)
+        return;
+    unsigned char *base = (unsigned char *)p - LR_UNSIZED_HDR;
+    size_t size;
+    memcpy(&size, base, sizeof size);
+    lr_free(a, base, size + LR_UNSIZED_HDR);
 }

@@ -3,25 +3,77 @@
 #include <limits.h>
 #include <string.h>
 
+#define LZ4F_STATIC_LINKING_ONLY /* LZ4F_CustomMem */
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_customMem */
 #include <lz4.h>
 #include <lz4frame.h>
 #include <lz4hc.h>
 #include <snappy-c.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
+#include "base/alloc.h"
 #include "base/endian.h"
 #include "logrep.h"
+
+/* Every codec context allocates through the instance allocator of the
+ * output buffer (the handle's), so a host allocator sees, limits and can
+ * fail those allocations too. Snappy's C API takes no allocator: its
+ * compressor's working memory comes from the C++ runtime. */
+static void *codec_alloc(void *opaque, size_t size)
+{
+    return lr_malloc_unsized(opaque, size);
+}
+
+static void codec_free(void *opaque, void *p)
+{
+    lr_free_unsized(opaque, p);
+}
+
+static voidpf zlib_alloc(voidpf opaque, uInt items, uInt size)
+{
+    size_t total;
+    if (lr_mul_overflows(items, size, &total))
+        return Z_NULL;
+    return lr_malloc_unsized(opaque, total);
+}
+
+static void zlib_free(voidpf opaque, voidpf p)
+{
+    lr_free_unsized(opaque, p);
+}
+
+static void zlib_stream_init(z_stream *zs, const lr_buf *out)
+{
+    memset(zs, 0, sizeof *zs);
+    zs->zalloc = zlib_alloc;
+    zs->zfree = zlib_free;
+    zs->opaque = (voidpf)out->alloc;
+}
+
+static ZSTD_customMem zstd_mem(const lr_buf *out)
+{
+    ZSTD_customMem m = {codec_alloc, codec_free, (void *)out->alloc};
+    return m;
+}
+
+static LZ4F_CustomMem lz4_mem(const lr_buf *out)
+{
+    LZ4F_CustomMem m = {codec_alloc, NULL, codec_free, (void *)out->alloc};
+    return m;
+}
 
 /* ------------------------------------------------------------------ gzip */
 
 static int gzip_compress(int level, const uint8_t *src, size_t n, lr_buf *out)
 {
     z_stream zs;
-    memset(&zs, 0, sizeof zs);
-    if (deflateInit2(&zs, level ? level : Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
-                     Z_DEFAULT_STRATEGY) != Z_OK)
-        return LOGREP_ERR__COMPRESSION;
+    zlib_stream_init(&zs, out);
+    int rc = deflateInit2(&zs, level ? level : Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+                          Z_DEFAULT_STRATEGY);
+    if (rc != Z_OK)
+        return rc == Z_MEM_ERROR ? LOGREP_ERR__NOMEM : LOGREP_ERR__COMPRESSION;
     int err = 0;
     size_t bound = deflateBound(&zs, (uLong)n) + 32;
     if ((err = lr_buf_reserve(out, bound)) != 0)
@@ -62,7 +114,7 @@ static int grow_bounded(lr_buf *out, size_t start, size_t max, size_t want)
 static int gzip_decompress(const uint8_t *src, size_t n, lr_buf *out, size_t max)
 {
     z_stream zs;
-    memset(&zs, 0, sizeof zs);
+    zlib_stream_init(&zs, out);
     if (inflateInit2(&zs, 15 + 32) != Z_OK)
         return LOGREP_ERR__NOMEM;
     size_t start = out->len;
@@ -102,7 +154,8 @@ static int gzip_decompress(const uint8_t *src, size_t n, lr_buf *out, size_t max
             goto done;
         }
         if (rc != Z_OK && rc != Z_BUF_ERROR) {
-            err = LOGREP_ERR__CORRUPT;
+            /* The window is allocated at the first output. */
+            err = rc == Z_MEM_ERROR ? LOGREP_ERR__NOMEM : LOGREP_ERR__CORRUPT;
             goto done;
         }
     }
@@ -187,9 +240,15 @@ done:
 
 /* ------------------------------------------------------------------- lz4 */
 
+static int lz4_err(size_t r, int otherwise)
+{
+    return LZ4F_getErrorCode(r) == LZ4F_ERROR_allocation_failed ? LOGREP_ERR__NOMEM : otherwise;
+}
+
 /* Kafka's LZ4 frame: FLG 0x60 (v1, independent blocks, no checksums, no
  * content size), BD 0x40 (64 KiB blocks). LZ4F writes exactly that. */
-static int lz4_compress(int level, const uint8_t *src, size_t n, lr_buf *out)
+static int lz4_compress(int level, const uint8_t *src, size_t n, lr_buf *out,
+                        lr_codec_cache *cache)
 {
     LZ4F_preferences_t prefs;
     memset(&prefs, 0, sizeof prefs);
@@ -203,9 +262,17 @@ static int lz4_compress(int level, const uint8_t *src, size_t n, lr_buf *out)
     int err = lr_buf_reserve(out, bound);
     if (err)
         return err;
-    size_t r = LZ4F_compressFrame(out->data + out->len, bound, src, n, &prefs);
+    LZ4F_cctx *cctx = cache ? cache->lz4_cctx : NULL;
+    if (!cctx && !(cctx = LZ4F_createCompressionContext_advanced(lz4_mem(out), LZ4F_VERSION)))
+        return LOGREP_ERR__NOMEM;
+    size_t r = LZ4F_compressFrame_usingCDict(cctx, out->data + out->len, bound, src, n, NULL,
+                                             &prefs);
+    if (cache)
+        cache->lz4_cctx = cctx;
+    else
+        LZ4F_freeCompressionContext(cctx);
     if (LZ4F_isError(r))
-        return LOGREP_ERR__COMPRESSION;
+        return lz4_err(r, LOGREP_ERR__COMPRESSION);
     out->len += r;
     return 0;
 }
@@ -216,7 +283,7 @@ static int lz4_decompress(const uint8_t *src, size_t n, lr_buf *out, size_t max,
     LZ4F_dctx *dctx = cache ? cache->lz4_dctx : NULL;
     if (dctx) {
         LZ4F_resetDecompressionContext(dctx);
-    } else if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION))) {
+    } else if (!(dctx = LZ4F_createDecompressionContext_advanced(lz4_mem(out), LZ4F_VERSION))) {
         return LOGREP_ERR__NOMEM;
     }
     size_t start = out->len;
@@ -230,7 +297,7 @@ static int lz4_decompress(const uint8_t *src, size_t n, lr_buf *out, size_t max,
         size_t src_size = (size_t)(end - p);
         hint = LZ4F_decompress(dctx, out->data + out->len, &dst_size, p, &src_size, NULL);
         if (LZ4F_isError(hint)) {
-            err = LOGREP_ERR__CORRUPT;
+            err = lz4_err(hint, LOGREP_ERR__CORRUPT);
             goto done;
         }
         p += src_size;
@@ -256,7 +323,8 @@ static int lz4_decompress(const uint8_t *src, size_t n, lr_buf *out, size_t max,
         size_t dst_size = out->cap - out->len, src_size = 0;
         hint = LZ4F_decompress(dctx, out->data + out->len, &dst_size, p, &src_size, NULL);
         if (LZ4F_isError(hint) || dst_size == 0) {
-            err = LOGREP_ERR__CORRUPT; /* truncated frame */
+            /* truncated frame */
+            err = LZ4F_isError(hint) ? lz4_err(hint, LOGREP_ERR__CORRUPT) : LOGREP_ERR__CORRUPT;
             goto done;
         }
         out->len += dst_size;
@@ -277,6 +345,11 @@ done:
 
 /* ------------------------------------------------------------------ zstd */
 
+static int zstd_err(size_t r, int otherwise)
+{
+    return ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation ? LOGREP_ERR__NOMEM : otherwise;
+}
+
 static int zstd_compress(int level, const uint8_t *src, size_t n, lr_buf *out,
                          lr_codec_cache *cache)
 {
@@ -285,7 +358,7 @@ static int zstd_compress(int level, const uint8_t *src, size_t n, lr_buf *out,
     if (err)
         return err;
     ZSTD_CCtx *cctx = cache ? cache->zstd_cctx : NULL;
-    if (!cctx && !(cctx = ZSTD_createCCtx()))
+    if (!cctx && !(cctx = ZSTD_createCCtx_advanced(zstd_mem(out))))
         return LOGREP_ERR__NOMEM;
     size_t r = ZSTD_compressCCtx(cctx, out->data + out->len, bound, src, n, level ? level : 3);
     if (cache)
@@ -293,7 +366,7 @@ static int zstd_compress(int level, const uint8_t *src, size_t n, lr_buf *out,
     else
         ZSTD_freeCCtx(cctx);
     if (ZSTD_isError(r))
-        return LOGREP_ERR__COMPRESSION;
+        return zstd_err(r, LOGREP_ERR__COMPRESSION);
     out->len += r;
     return 0;
 }
@@ -305,7 +378,7 @@ static int zstd_decompress(const uint8_t *src, size_t n, lr_buf *out, size_t max
     if (ds)
         ZSTD_DCtx_reset(ds, ZSTD_reset_session_only);
     else
-        ds = ZSTD_createDStream();
+        ds = ZSTD_createDStream_advanced(zstd_mem(out));
     if (!ds)
         return LOGREP_ERR__NOMEM;
     size_t start = out->len;
@@ -328,7 +401,7 @@ static int zstd_decompress(const uint8_t *src, size_t n, lr_buf *out, size_t max
         ZSTD_outBuffer ob = {out->data + out->len, out->cap - out->len, 0};
         rc = ZSTD_decompressStream(ds, &ob, &in);
         if (ZSTD_isError(rc)) {
-            err = LOGREP_ERR__CORRUPT;
+            err = zstd_err(rc, LOGREP_ERR__CORRUPT);
             goto done;
         }
         out->len += ob.pos;
@@ -380,7 +453,7 @@ int lr_compress(int codec, int level, const uint8_t *src, size_t n, lr_buf *out,
     case LOGREP_COMPRESSION_SNAPPY:
         return snappy_compress_raw(src, n, out);
     case LOGREP_COMPRESSION_LZ4:
-        return lz4_compress(level, src, n, out);
+        return lz4_compress(level, src, n, out, cache);
     case LOGREP_COMPRESSION_ZSTD:
         return zstd_compress(level, src, n, out, cache);
     default:
@@ -394,7 +467,9 @@ void lr_codec_cache_free(lr_codec_cache *c)
     ZSTD_freeCCtx(c->zstd_cctx);
     if (c->lz4_dctx)
         LZ4F_freeDecompressionContext(c->lz4_dctx);
-    c->zstd_dctx = c->lz4_dctx = c->zstd_cctx = NULL;
+    if (c->lz4_cctx)
+        LZ4F_freeCompressionContext(c->lz4_cctx);
+    c->zstd_dctx = c->lz4_dctx = c->zstd_cctx = c->lz4_cctx = NULL;
 }
 
 int lr_decompress(int codec, const uint8_t *src, size_t n, lr_buf *out, size_t max,

@@ -9,11 +9,14 @@
 
 /* Codec contexts kept across calls (by a reader or builder) so each batch does not
  * pay for allocating them. Zero-initialise; release with
- * lr_codec_cache_free(). The codec libraries allocate these with malloc. */
+ * lr_codec_cache_free(). Each context allocates with the allocator of the
+ * output buffer it was made for, which must outlive it (in practice: the
+ * cache and the buffers belong to one handle). */
 typedef struct lr_codec_cache {
     void *zstd_dctx;
     void *lz4_dctx;
     void *zstd_cctx;
+    void *lz4_cctx;
 } lr_codec_cache;
 
 void lr_codec_cache_free(lr_codec_cache *c);

@@ -142,7 +142,10 @@ LOGREP_API logrep_err logrep_log_open(const logrep_conf *conf, const logrep_stor
             if (slash && slash != log->dir) {
                 memcpy(parent, log->dir, (size_t)(slash - log->dir));
                 parent[slash - log->dir] = 0;
-                st->sync_dir(st->ctx, parent);
+                /* On failure the empty directory goes again, so a retry
+                 * creates it and syncs its entry instead of finding it. */
+                if ((err = st->sync_dir(st->ctx, parent)) != 0)
+                    st->remove(st->ctx, log->dir);
             }
         }
         err = lr_log_io(log, err);
@@ -430,6 +433,17 @@ static logrep_err write_batches(logrep_log *log, const uint8_t *buf, size_t len,
         if ((err = roll_at(log, h0.base_offset, now_ms)))
             return err;
     }
+    /* Room for every new producer first: once written, the batches must
+     * reach the producer state, or it would take their duplicates. */
+    size_t new_pids = 0;
+    for (size_t pos = 0; pos < len;) {
+        logrep_batch_header h;
+        lr_batch_header_decode(buf + pos, &h);
+        new_pids += h.producer_id >= 0 && !lr_pstate_find(&log->ps, h.producer_id);
+        pos += (size_t)h.batch_length + LOGREP_LOG_OVERHEAD;
+    }
+    if ((err = lr_pstate_reserve(&log->ps, &log->alloc, new_pids)))
+        return err;
     lr_segment *s = active(log);
     uint64_t pos0 = s->size;
     if (s->created_ms < 0)
@@ -459,9 +473,7 @@ static logrep_err write_batches(logrep_log *log, const uint8_t *buf, size_t len,
     for (pos = 0; pos < len;) {
         logrep_batch_header h;
         lr_batch_header_decode(buf + pos, &h);
-        /* Out of memory here leaves the producer state short; the next
-         * open rebuilds it from the log. */
-        lr_pstate_update(&log->ps, &log->alloc, &h);
+        lr_pstate_update(&log->ps, &log->alloc, &h); /* cannot fail: reserved */
         pos += (size_t)h.batch_length + LOGREP_LOG_OVERHEAD;
     }
     s->next_offset = bs->last_offset + 1;
@@ -819,7 +831,11 @@ LOGREP_API logrep_err logrep_log_truncate(logrep_log *log, int64_t offset)
     }
     if ((err = set_epochs_end(log, log->leo)))
         return err;
-    return lr_log_rebuild_producers(log, INT64_MIN / 2);
+    /* The producer state was cleared for the rebuild: without it the log
+     * would take duplicates and wrong sequences, so it stops until reopened. */
+    if ((err = lr_log_rebuild_producers(log, INT64_MIN / 2)))
+        log->failed = LOGREP_ERR_KAFKA_STORAGE_ERROR;
+    return err;
 }
 
 LOGREP_API logrep_err logrep_log_advance_start(logrep_log *log, int64_t offset)

@@ -99,6 +99,9 @@ void lr_pstate_clear(lr_pstate *s);
 const lr_producer *lr_pstate_find(const lr_pstate *s, int64_t pid);
 /* Records a batch with producerId >= 0 (others are ignored). */
 logrep_err lr_pstate_update(lr_pstate *s, const lr_alloc *a, const logrep_batch_header *h);
+/* Room for `extra` more producers, so that many updates cannot fail.
+ * LOGREP_OK or LOGREP_ERR__NOMEM. */
+logrep_err lr_pstate_reserve(lr_pstate *s, const lr_alloc *a, size_t extra);
 /* Drops producers whose last batch is older than expire_before (no open
  * transaction); returns how many. Kafka's producer.id.expiration.ms. */
 size_t lr_pstate_expire(lr_pstate *s, int64_t expire_before);

@@ -98,19 +98,31 @@ const lr_producer *lr_pstate_find(const lr_pstate *s, int64_t pid)
     return i < s->n && s->v[i].pid == pid ? &s->v[i] : NULL;
 }
 
+logrep_err lr_pstate_reserve(lr_pstate *s, const lr_alloc *a, size_t extra)
+{
+    if (extra <= s->cap - s->n)
+        return LOGREP_OK;
+    size_t cap = s->cap ? s->cap * 2 : 2;
+    while (cap - s->n < extra)
+        cap *= 2;
+    size_t bytes;
+    if (lr_mul_overflows(cap, sizeof *s->v, &bytes))
+        return LOGREP_ERR__NOMEM;
+    lr_producer *v = lr_realloc(a, s->v, s->cap * sizeof *v, bytes);
+    if (!v)
+        return LOGREP_ERR__NOMEM;
+    s->v = v;
+    s->cap = cap;
+    return LOGREP_OK;
+}
+
 static lr_producer *get_or_add(lr_pstate *s, const lr_alloc *a, int64_t pid)
 {
     size_t i = lower_bound(s, pid);
     if (i < s->n && s->v[i].pid == pid)
         return &s->v[i];
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 2;
-        lr_producer *v = lr_realloc(a, s->v, s->cap * sizeof *v, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        s->v = v;
-        s->cap = cap;
-    }
+    if (lr_pstate_reserve(s, a, 1))
+        return NULL;
     memmove(&s->v[i + 1], &s->v[i], (s->n - i) * sizeof *s->v);
     s->n++;
     lr_producer *p = &s->v[i];

@@ -309,7 +309,15 @@ static logrep_err load_producers(logrep_log *log, const dir_file *files, size_t 
         char path[LR_PATH_MAX], *text;
         size_t len, alen;
         lr_log_seg_path(log, cand[i], ".snapshot", path);
-        if (lr_file_read_all(log->st, &log->alloc, path, 64u << 20, &text, &len, &alen))
+        logrep_err rerr = lr_file_read_all(log->st, &log->alloc, path, 64u << 20, &text, &len,
+                                           &alen);
+        /* Only an absent or oversized snapshot is passed over for an
+         * older one or a replay; a short heap or disk is the caller's. */
+        if (rerr == LOGREP_ERR__NOMEM)
+            return rerr;
+        if (rerr && rerr != LOGREP_ERR__NOENT && rerr != LOGREP_ERR__CORRUPT)
+            return lr_log_io(log, rerr);
+        if (rerr)
             continue;
         logrep_err err = lr_pstate_load(&log->ps, &log->alloc, (const uint8_t *)text, len,
                                         now_ms - log->pid_expiration_ms);

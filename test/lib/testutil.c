@@ -55,11 +55,20 @@ uint8_t *tu_read_file(const char *path, size_t *len)
     return buf;
 }
 
+static int tu_heap_refuses(tu_heap *h)
+{
+    h->allocs++;
+    if (h->fail_at && (h->allocs == h->fail_at || (h->persist && h->allocs > h->fail_at))) {
+        h->failed++;
+        return 1;
+    }
+    return 0;
+}
+
 static void *heap_alloc(void *ctx, size_t size)
 {
     tu_heap *h = ctx;
-    h->allocs++;
-    if (h->fail_at && h->allocs == h->fail_at)
+    if (tu_heap_refuses(h))
         return NULL;
     void *p = malloc(size ? size : 1);
     if (p) {
@@ -72,8 +81,7 @@ static void *heap_alloc(void *ctx, size_t size)
 static void *heap_realloc(void *ctx, void *p, size_t old_size, size_t new_size)
 {
     tu_heap *h = ctx;
-    h->allocs++;
-    if (h->fail_at && h->allocs == h->fail_at)
+    if (tu_heap_refuses(h))
         return NULL;
     void *q = realloc(p, new_size ? new_size : 1);
     if (q)

@@ -12,13 +12,17 @@ uint8_t *tu_hex(const char *hex, size_t *len);
 /* Reads a whole file into a malloc'd buffer (NULL if missing). */
 uint8_t *tu_read_file(const char *path, size_t *len);
 
-/* A counting allocator that can fail the Nth allocation (1-based; 0 never).
- * Counts live bytes so tests can assert no leak. */
+/* A counting allocator that can fail the Nth allocation (1-based; 0 never),
+ * and with `persist` every one after it too (a heap that stays full).
+ * Counts live bytes so tests can assert no leak; `failed` counts the
+ * allocations refused. */
 typedef struct tu_heap {
     long allocs;
     long fail_at;
     long live_bytes;
     long live_blocks;
+    int persist;
+    long failed;
 } tu_heap;
 struct logrep_allocator tu_heap_allocator(tu_heap *h);
 
