@@ -375,6 +375,17 @@ int lr_partition_apply(lr_partition *p, const lr_part_meta *m, int64_t now_ms)
 
 /* Idempotent producer checks (docs/storage.md, Producer state). Returns 0 to append,
  * 1 for a duplicate (res filled with the original offset), or an error. */
+static int grow_parked(lr_partition *p)
+{
+    size_t ncap = p->cap_parked ? p->cap_parked * 2 : 16;
+    parked *np = lr_realloc(&p->alloc, p->parked, p->cap_parked * sizeof *np, ncap * sizeof *np);
+    if (!np)
+        return -1;
+    p->parked = np;
+    p->cap_parked = ncap;
+    return 0;
+}
+
 static logrep_err check_producer(lr_partition *p, const logrep_batch_header *h,
                                  lr_produce_res *res)
 {
@@ -449,6 +460,10 @@ logrep_err lr_partition_produce(lr_partition *p, void *buf, size_t len, int16_t 
     } else if (err) {
         return res->error = err;
     } else {
+        /* Room to wait for the HW is made first: once appended, a write
+         * that cannot be parked would leave the client an unknown outcome. */
+        if (acks == -1 && p->n_parked == p->cap_parked && grow_parked(p) != 0)
+            return res->error = LOGREP_ERR__NOMEM;
         err = logrep_log_append_leader(p->log, buf, len, p->leader_epoch, now_ms, &info);
         if (err) {
             if (err < 0) /* storage failure */
@@ -461,14 +476,8 @@ logrep_err lr_partition_produce(lr_partition *p, void *buf, size_t len, int16_t 
     res->log_append_time = info.log_append_time;
     if (acks != -1 || p->hw > info.last_offset)
         return res->error = LOGREP_OK;
-    if (p->n_parked == p->cap_parked) {
-        size_t ncap = p->cap_parked ? p->cap_parked * 2 : 16;
-        parked *np = lr_realloc(&p->alloc, p->parked, p->cap_parked * sizeof *np, ncap * sizeof *np);
-        if (!np) /* appended but cannot wait: outcome unknown to the client */
-            return res->error = LOGREP_ERR_REQUEST_TIMED_OUT;
-        p->parked = np;
-        p->cap_parked = ncap;
-    }
+    if (p->n_parked == p->cap_parked && grow_parked(p) != 0) /* a duplicate: nothing appended */
+        return res->error = LOGREP_ERR__NOMEM;
     parked *q = &p->parked[p->n_parked++];
     q->token = token;
     q->required_offset = info.last_offset + 1;
