@@ -290,9 +290,13 @@ static logrep_err roll_at(logrep_log *log, int64_t base, int64_t now_ms)
     }
     if (err)
         return err;
-    lr_seg_close_files(log, active(log));
+    /* The old segment stays open until the new one exists: a roll that
+     * cannot create files (full disk) leaves the log as it was, readable,
+     * and the next append tries the roll again. */
+    size_t old = log->nsegs - 1;
     if ((err = lr_log_new_segment(log, base, now_ms)))
         return err;
+    lr_seg_close_files(log, &log->segs[old]);
     if (log->ps.n && (err = lr_log_write_snapshot(log, base)))
         return err;
     return log->st->sync_dir ? lr_log_io(log, log->st->sync_dir(log->st->ctx, log->dir))
