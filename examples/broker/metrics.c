@@ -103,6 +103,11 @@ void metrics_write(FILE *o, const broker_metrics *m, const logrep_node *node, in
     G("logrep_node_parked_fetch_runs_total",
       "Parked fetches run again, because data they read changed or their wait ended.", "counter",
       st.parked_fetch_runs);
+    G("logrep_node_append_errors_total",
+      "Appends refused by a storage failure (full disk, I/O error).", "counter",
+      st.append_errors);
+    G("logrep_node_append_failing_partitions", "Partitions whose last append failed.", "gauge",
+      st.append_failing);
     G("logrep_node_is_controller", "1 when this node is the controller.", "gauge",
       logrep_node_is_controller(node));
     G("logrep_broker_connections", "Open client connections.", "gauge", clients);
@@ -166,6 +171,8 @@ void metrics_write(FILE *o, const broker_metrics *m, const logrep_node *node, in
         {"logrep_partition_isr_shrinks_total", "ISR shrinks."},
         {"logrep_partition_isr_expands_total", "ISR expansions."},
         {"logrep_partition_log_segments", "Log segments on disk."},
+        {"logrep_partition_append_errors_total", "Appends refused by a storage failure."},
+        {"logrep_partition_append_failing", "1 while the last append failed."},
     };
     size_t np = logrep_node_partition_count(node);
     for (size_t k = 0; k < sizeof pm / sizeof pm[0]; k++) {
@@ -178,7 +185,7 @@ void metrics_write(FILE *o, const broker_metrics *m, const logrep_node *node, in
             int64_t v[] = {p.role == 1, p.leader, p.leader_epoch, p.log_start_offset,
                            p.log_end_offset, p.high_watermark, p.replicas, p.isr,
                            p.under_replicated, p.under_min_isr, p.at_min_isr, p.isr_shrinks,
-                           p.isr_expands, p.segments};
+                           p.isr_expands, p.segments, p.append_errors, p.append_failing};
             fprintf(o, "%s{node=\"%d\",topic=\"%s\",partition=\"%d\"} %lld\n", pm[k].name,
                     (int)id, p.topic, (int)p.partition, (long long)v[k]);
         }

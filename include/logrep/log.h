@@ -87,6 +87,12 @@ LOGREP_API const logrep_log_recovery *logrep_log_recovery_info(const logrep_log 
 /** errno of the last storage failure seen by this log, 0 if none. */
 LOGREP_API int logrep_log_os_errno(const logrep_log *log);
 
+/** Appends (leader or follower) refused by a storage failure since open;
+ *  *failing (when not NULL) is 1 while the last append failed. The first
+ *  failure of an episode is logged at ERROR with the directory and errno,
+ *  the first success after it at INFO. */
+LOGREP_API int64_t logrep_log_append_errors(const logrep_log *log, int *failing);
+
 /** Result of an append. */
 typedef struct logrep_log_append_info {
     int64_t first_offset;        /**< base offset of the first batch */

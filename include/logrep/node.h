@@ -181,6 +181,8 @@ typedef struct logrep_partition_info {
     int64_t isr_shrinks;
     int64_t isr_expands;
     int32_t segments;             /**< log segments on disk */
+    int64_t append_errors;        /**< appends refused by storage failures (full disk...) */
+    int32_t append_failing;       /**< 1 while the last append failed */
 } logrep_partition_info;
 
 /** Number of partition replicas hosted, and the i-th of them.
@@ -205,6 +207,8 @@ typedef struct logrep_node_stats {
     int64_t metadata_offset;      /**< metadata records applied */
     int64_t segments_deleted;     /**< by retention (log.retention.check.interval.ms) */
     int64_t parked_fetch_runs;    /**< parked fetches run again: data they read changed, or their wait ended */
+    int64_t append_errors;        /**< sum of the partitions' append_errors */
+    int64_t append_failing;       /**< partitions whose last append failed */
 } logrep_node_stats;
 
 LOGREP_API void logrep_node_stats_get(const logrep_node *node, logrep_node_stats *out);

@@ -117,6 +117,7 @@ LOGREP_API logrep_err logrep_log_open(const logrep_conf *conf, const logrep_stor
     log->st = st;
     read_conf(log, conf);
     log->first_unflushed_ms = -1;
+    log->fail_log_ms = -1;
     log->last_ckpt_ms = now_ms;
     size_t dl = strlen(dir);
     while (dl > 1 && dir[dl - 1] == '/')
@@ -174,6 +175,13 @@ LOGREP_API const logrep_log_recovery *logrep_log_recovery_info(const logrep_log 
 LOGREP_API int logrep_log_os_errno(const logrep_log *log)
 {
     return log ? log->last_errno : 0;
+}
+
+LOGREP_API int64_t logrep_log_append_errors(const logrep_log *log, int *failing)
+{
+    if (failing)
+        *failing = log ? log->append_failing : 0;
+    return log ? log->append_errors : 0;
 }
 
 LOGREP_API int64_t logrep_log_start_offset(const logrep_log *log)
@@ -285,9 +293,13 @@ static logrep_err roll_at(logrep_log *log, int64_t base, int64_t now_ms)
     }
     if (err)
         return err;
-    lr_seg_close_files(log, active(log));
+    /* The old segment stays open until the new one exists: a roll that
+     * cannot create files (full disk) leaves the log as it was, readable,
+     * and the next append tries the roll again. */
+    size_t old = log->nsegs - 1;
     if ((err = lr_log_new_segment(log, base, now_ms)))
         return err;
+    lr_seg_close_files(log, &log->segs[old]);
     if (log->ps.n && (err = lr_log_write_snapshot(log, base)))
         return err;
     return log->st->sync_dir ? lr_log_io(log, log->st->sync_dir(log->st->ctx, log->dir))
@@ -522,6 +534,42 @@ static logrep_err note_epochs(logrep_log *log, const uint8_t *buf, size_t len)
     return any || log->ec_dirty ? lr_log_write_epochs(log) : LOGREP_OK;
 }
 
+/* Episodes closer than this share one pair of log lines: on a nearly full
+ * disk small batches fit and large ones fail, turn about. */
+#define APPEND_FAIL_LOG_MS 10000
+
+/* A storage failure of an append: counted always, logged once per
+ * episode (a full disk fails every append until space is freed). */
+static logrep_err append_failed(logrep_log *log, logrep_err err, size_t len, int64_t now_ms)
+{
+    if (err == LOGREP_ERR__NOMEM || (err >= 0 && err != LOGREP_ERR_KAFKA_STORAGE_ERROR))
+        return err;
+    log->append_errors++;
+    if (log->append_failing)
+        return err;
+    log->append_failing = 1;
+    if (log->fail_log_ms >= 0 && now_ms - log->fail_log_ms < APPEND_FAIL_LOG_MS)
+        return err;
+    int e = log->last_errno;
+    LR_LOG(&log->logger, LOGREP_LOG_ERROR, "log",
+           "%s: append of %zu bytes at offset %lld failed: %s (errno %d: %s); appends are "
+           "retried as they come, further failures counted until one succeeds",
+           log->dir, len, (long long)log->leo, logrep_err_str(err), e, e ? strerror(e) : "none");
+    log->fail_log_ms = now_ms;
+    log->fail_logged = 1;
+    return err;
+}
+
+static void append_succeeded(logrep_log *log, int64_t first)
+{
+    if (log->fail_logged)
+        LR_LOG(&log->logger, LOGREP_LOG_INFO, "log",
+               "%s: appends succeed again at offset %lld (%lld failed since open)", log->dir,
+               (long long)first, (long long)log->append_errors);
+    log->append_failing = 0;
+    log->fail_logged = 0;
+}
+
 static logrep_err append_common(logrep_log *log, const uint8_t *buf, size_t len,
                                 const batch_scan *bs, int64_t now_ms, logrep_log_append_info *info)
 {
@@ -529,10 +577,12 @@ static logrep_err append_common(logrep_log *log, const uint8_t *buf, size_t len,
     logrep_err err = note_epochs(log, buf, len);
     if (err) {
         lr_epoch_cache_truncate_end(&log->ec, log->leo);
-        return err;
+        return append_failed(log, err, len, now_ms);
     }
     if ((err = write_batches(log, buf, len, bs, now_ms)))
-        return err;
+        return append_failed(log, err, len, now_ms);
+    if (log->append_failing)
+        append_succeeded(log, first);
     logrep_batch_header h0;
     lr_batch_header_decode(buf, &h0);
     fill_info(log, h0.base_offset < first ? first : h0.base_offset, bs, now_ms, info);
@@ -546,7 +596,7 @@ LOGREP_API logrep_err logrep_log_append_leader(logrep_log *log, void *buf, size_
     if (!log || !buf || !len || leader_epoch < 0)
         return LOGREP_ERR__INVALID_ARG;
     if (log->failed)
-        return log->failed;
+        return append_failed(log, log->failed, len, now_ms);
     batch_scan bs;
     logrep_err err = validate(log, buf, buf, len, leader_epoch, now_ms, &bs);
     if (err)
@@ -560,7 +610,7 @@ LOGREP_API logrep_err logrep_log_append_follower(logrep_log *log, const void *bu
     if (!log || !buf || !len)
         return LOGREP_ERR__INVALID_ARG;
     if (log->failed)
-        return log->failed;
+        return append_failed(log, log->failed, len, now_ms);
     batch_scan bs;
     logrep_err err = validate(log, NULL, buf, len, -1, now_ms, &bs);
     if (err)

@@ -161,6 +161,10 @@ struct logrep_log {
     int dir_dirty;
     logrep_err failed;
     int last_errno;
+    int64_t append_errors; /* appends refused by a storage failure */
+    int append_failing;    /* the last append failed */
+    int fail_logged;       /* this episode's failure was logged */
+    int64_t fail_log_ms;   /* when a failure was last logged; -1 never */
 
     lr_epoch_cache ec;
     int ec_dirty; /* the leader-epoch-checkpoint lags ec: a write failed */

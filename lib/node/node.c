@@ -681,6 +681,9 @@ LOGREP_API logrep_err logrep_node_partition(const logrep_node *n, size_t i,
     out->at_min_isr = s.at_min_isr;
     out->isr_shrinks = s.isr_shrinks;
     out->isr_expands = s.isr_expands;
+    int failing;
+    out->append_errors = logrep_log_append_errors(lr_partition_log(n->parts[i].rep), &failing);
+    out->append_failing = failing;
     return LOGREP_OK;
 }
 
@@ -697,6 +700,11 @@ LOGREP_API void logrep_node_stats_get(const logrep_node *n, logrep_node_stats *o
     out->at_min_isr = sum.at_min_isr;
     out->fenced_brokers = sum.fenced_brokers;
     out->metadata_offset = lr_md_next_offset(n->img);
+    for (size_t i = 0; i < n->n_parts; i++) {
+        int failing;
+        out->append_errors += logrep_log_append_errors(lr_partition_log(n->parts[i].rep), &failing);
+        out->append_failing += failing;
+    }
     if (n->ctl)
         lr_nctl_stats(n, out);
 }

@@ -98,6 +98,8 @@ static void test_log(void *ctx, int level, const char *subsys, const char *msg, 
 }
 
 const char *const *extra_conf;
+logrep_log_fn log_capture;
+void *log_capture_ctx;
 
 void start_node(net *w, int id)
 {
@@ -117,7 +119,9 @@ void start_node(net *w, int id)
     cr_assert_eq(logrep_conf_set(conf, "file.delete.delay.ms", "500", NULL, 0), LOGREP_OK);
     eps[id] = (ep){w, id};
     w->tr[id] = (logrep_transport){LOGREP_TRANSPORT_VERSION, &eps[id], t_send, t_connect, t_close};
-    if (getenv("LOGREP_TEST_LOG"))
+    if (log_capture)
+        logrep_conf_set_log(conf, log_capture, log_capture_ctx, LOGREP_LOG_INFO);
+    else if (getenv("LOGREP_TEST_LOG"))
         logrep_conf_set_log(conf, test_log, (void *)(intptr_t)id, LOGREP_LOG_DEBUG);
     char err[160];
     logrep_err e = logrep_node_new(conf, w->st[id], &w->tr[id], w->now, err, sizeof err, &w->node[id]);
@@ -336,4 +340,144 @@ void one_node(net *w)
 {
     setup(w, 1);
     run(w, 1000);
+}
+
+/* Sends one Produce v7 carrying `batch` as the partition's records;
+ * returns the connection to wait on. */
+uint64_t produce_send_raw(net *w, int to, const char *topic, int part, const void *batch,
+                          size_t blen, int16_t acks)
+{
+    logrep_msg *m;
+    logrep_msg_new(NULL, &m);
+    logrep_msg_init_request(m, LOGREP_API_PRODUCE, 7, 9, "test");
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_int(root, logrep_struct_field(root, "Acks"), acks);
+    logrep_struct_set_int(root, logrep_struct_field(root, "TimeoutMs"), 5000);
+    logrep_struct_set_count(root, logrep_struct_field(root, "TopicData"), 1);
+    logrep_struct *t = elem(root, "TopicData", 0);
+    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), topic, (int32_t)strlen(topic));
+    logrep_struct_set_count(t, logrep_struct_field(t, "PartitionData"), 1);
+    logrep_struct *p = elem(t, "PartitionData", 0);
+    logrep_struct_set_int(p, logrep_struct_field(p, "Index"), part);
+    logrep_struct_set_records(p, logrep_struct_field(p, "Records"), batch, (int32_t)blen);
+    uint64_t c = client_send(w, to, m);
+    logrep_msg_free(m);
+    return c;
+}
+
+/* The produce answer on c within max_ms: its error; its base offset and
+ * log append time through the pointers when not NULL. */
+int16_t produce_wait_full(net *w, uint64_t c, int64_t max_ms, int64_t *base,
+                          int64_t *append_time)
+{
+    logrep_msg *r;
+    logrep_msg_new(NULL, &r);
+    client_wait(w, c, LOGREP_API_PRODUCE, 7, r, max_ms);
+    logrep_struct *rp = elem(elem(logrep_msg_root(r), "Responses", 0), "PartitionResponses", 0);
+    int16_t err = (int16_t)fint(rp, "ErrorCode");
+    if (base)
+        *base = fint(rp, "BaseOffset");
+    if (append_time)
+        *append_time = fint(rp, "LogAppendTimeMs");
+    logrep_msg_free(r);
+    return err;
+}
+
+int16_t produce_wait(net *w, uint64_t c, int64_t max_ms, int64_t *base)
+{
+    return produce_wait_full(w, c, max_ms, base, NULL);
+}
+
+/* Sends `batch` and waits for the partition's error code. */
+int16_t produce_raw(net *w, int to, const char *topic, int part, const void *batch,
+                           size_t blen, int16_t acks, int64_t *base, int64_t *append_time)
+{
+    return produce_wait_full(w, produce_send_raw(w, to, topic, part, batch, blen, acks), 6000, base,
+                      append_time);
+}
+
+/* Sends a one-record Produce v7; returns the connection to wait on. */
+uint64_t produce_send(net *w, int to, const char *topic, int part, const char *value,
+                      int16_t acks)
+{
+    logrep_batch_builder *b;
+    logrep_batch_builder_new(NULL, &b);
+    logrep_batch_builder_add(b, 1700000000000LL, "k", 1, value, (int32_t)strlen(value), NULL, 0);
+    const uint8_t *batch;
+    size_t blen;
+    logrep_batch_builder_finish(b, &batch, &blen);
+    uint64_t c = produce_send_raw(w, to, topic, part, batch, blen, acks);
+    logrep_batch_builder_free(b);
+    return c;
+}
+
+int16_t produce(net *w, int to, const char *topic, int part, const char *value, int16_t acks,
+                       int64_t *base)
+{
+    return produce_wait(w, produce_send(w, to, topic, part, value, acks), 6000, base);
+}
+
+/* Fetches from `offset`; returns the partition's error code, and through
+ * *count how many records came back, checking the values against
+ * "v<offset>" (and, with *attrs, ORing the batches' attributes). */
+int16_t fetch_records(net *w, int from, const char *topic, int part, int64_t offset,
+                      int64_t *hw, int *count_out, int *attrs)
+{
+    logrep_msg *m, *r;
+    logrep_msg_new(NULL, &m);
+    logrep_msg_new(NULL, &r);
+    logrep_msg_init_request(m, LOGREP_API_FETCH, 11, 10, "test");
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_int(root, logrep_struct_field(root, "ReplicaId"), -1);
+    logrep_struct_set_int(root, logrep_struct_field(root, "MaxWaitMs"), 0);
+    logrep_struct_set_int(root, logrep_struct_field(root, "MaxBytes"), 1 << 20);
+    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
+    logrep_struct *t = elem(root, "Topics", 0);
+    logrep_struct_set_bytes(t, logrep_struct_field(t, "Topic"), topic, (int32_t)strlen(topic));
+    logrep_struct_set_count(t, logrep_struct_field(t, "Partitions"), 1);
+    logrep_struct *p = elem(t, "Partitions", 0);
+    logrep_struct_set_int(p, logrep_struct_field(p, "Partition"), part);
+    logrep_struct_set_int(p, logrep_struct_field(p, "FetchOffset"), offset);
+    logrep_struct_set_int(p, logrep_struct_field(p, "PartitionMaxBytes"), 1 << 20);
+    uint64_t c = client_send(w, from, m);
+    client_wait(w, c, LOGREP_API_FETCH, 11, r, 1000);
+    logrep_struct *rp = elem(elem(logrep_msg_root(r), "Responses", 0), "Partitions", 0);
+    int16_t err = (int16_t)fint(rp, "ErrorCode");
+    if (hw)
+        *hw = fint(rp, "HighWatermark");
+    const uint8_t *recs;
+    int32_t rlen;
+    logrep_struct_bytes(rp, logrep_struct_field(rp, "Records"), &recs, &rlen);
+    int count = 0;
+    logrep_batch_reader *rd;
+    logrep_batch_reader_new(NULL, &rd);
+    size_t pos = 0;
+    while (rlen > 0 && pos < (size_t)rlen) {
+        logrep_batch_header h;
+        cr_assert_eq(logrep_batch_reader_open(rd, recs + pos, (size_t)rlen - pos, &h), LOGREP_OK);
+        if (attrs)
+            *attrs |= h.attributes;
+        logrep_record rec;
+        while (logrep_batch_reader_next(rd, &rec) == LOGREP_OK) {
+            char want[32];
+            snprintf(want, sizeof want, "v%lld", (long long)rec.offset);
+            cr_assert_eq(rec.value_len, (int32_t)strlen(want));
+            cr_assert_arr_eq(rec.value, want, strlen(want));
+            count++;
+        }
+        pos += (size_t)h.batch_length + 12;
+    }
+    logrep_batch_reader_free(rd);
+    logrep_msg_free(m);
+    logrep_msg_free(r);
+    *count_out = count;
+    return err;
+}
+
+int fetch_count(net *w, int from, const char *topic, int part, int64_t offset, int64_t *hw)
+{
+    int count = 0;
+    int16_t err = fetch_records(w, from, topic, part, offset, hw, &count, NULL);
+    cr_assert_eq(err, 0, "fetch: %s", logrep_err_name(err));
+    return count;
 }

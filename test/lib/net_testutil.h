@@ -86,8 +86,36 @@ void create_topic_with(net *w, int via, const char *name, int parts, int rf,
 /* Name/value pairs, NULL-terminated, that every node a test starts also
  * gets (NULL: none); tests set it before setup() and reset it after. */
 extern const char *const *extra_conf;
+/* When set, nodes started later log INFO and above to it (tests that
+ * assert what a node logs; reset it after). */
+extern logrep_log_fn log_capture;
+extern void *log_capture_ctx;
 /* setup(w, 1) and the time it takes the node to register. */
 void one_node(net *w);
 logrep_struct *elem(logrep_struct *s, const char *name, int32_t i);
+
+/* Sends one Produce v7 carrying `batch` as the partition's records;
+ * returns the connection to wait on. */
+uint64_t produce_send_raw(net *w, int to, const char *topic, int part, const void *batch,
+                          size_t blen, int16_t acks);
+/* The produce answer on c within max_ms: its error; its base offset and
+ * log append time through the pointers when not NULL. */
+int16_t produce_wait_full(net *w, uint64_t c, int64_t max_ms, int64_t *base,
+                          int64_t *append_time);
+int16_t produce_wait(net *w, uint64_t c, int64_t max_ms, int64_t *base);
+/* Sends `batch` and waits for the partition's error code. */
+int16_t produce_raw(net *w, int to, const char *topic, int part, const void *batch,
+                           size_t blen, int16_t acks, int64_t *base, int64_t *append_time);
+/* Sends a one-record Produce v7; returns the connection to wait on. */
+uint64_t produce_send(net *w, int to, const char *topic, int part, const char *value,
+                      int16_t acks);
+int16_t produce(net *w, int to, const char *topic, int part, const char *value, int16_t acks,
+                       int64_t *base);
+/* Fetches from `offset`; returns the partition's error code, and through
+ * *count how many records came back, checking the values against
+ * "v<offset>" (and, with *attrs, ORing the batches' attributes). */
+int16_t fetch_records(net *w, int from, const char *topic, int part, int64_t offset,
+                      int64_t *hw, int *count_out, int *attrs);
+int fetch_count(net *w, int from, const char *topic, int part, int64_t offset, int64_t *hw);
 
 #endif
