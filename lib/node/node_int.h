@@ -31,6 +31,8 @@ typedef struct lr_npart {
     int32_t seen_partition_epoch; /* last metadata applied */
     uint64_t conf_hash;           /* topic configs the log was given */
     int64_t fetch_after;          /* replica.fetch.backoff.ms after an error */
+    int codec;                    /* compression.type: -1 producer, else LOGREP_COMPRESSION_* */
+    int codec_level;              /* compression.<codec>.level, 0 for snappy/none */
 } lr_npart;
 
 /* One response slot of an inbound connection, in request order. */
@@ -171,6 +173,7 @@ struct logrep_node {
 
     struct lr_ctl_role *ctl; /* controller role */
 
+    logrep_batch_reader *rezip; /* compression.type recompression on produce */
     logrep_msg *req;         /* decode scratch */
     logrep_msg *resp;        /* encode scratch */
     logrep_msg *out;         /* outgoing requests */

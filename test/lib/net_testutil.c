@@ -337,3 +337,85 @@ void one_node(net *w)
     setup(w, 1);
     run(w, 1000);
 }
+/* Leader of topic/partition per node `via`'s metadata; -1 if none. */
+int leader_of(net *w, int via, const char *topic, int part, int32_t *epoch)
+{
+    logrep_msg *m, *r;
+    logrep_msg_new(NULL, &m);
+    logrep_msg_new(NULL, &r);
+    logrep_msg_init_request(m, LOGREP_API_METADATA, 9, 8, "test");
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
+    logrep_struct *t = elem(root, "Topics", 0);
+    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), topic, (int32_t)strlen(topic));
+    uint64_t c = client_send(w, via, m);
+    client_wait(w, c, LOGREP_API_METADATA, 9, r, 1000);
+    logrep_struct *rs = logrep_msg_root(r);
+    cr_assert_eq(fint(rs, "ControllerId"), 1);
+    logrep_struct *rt = elem(rs, "Topics", 0);
+    int leader = -1;
+    if (fint(rt, "ErrorCode") == 0) {
+        logrep_struct *rp = elem(rt, "Partitions", part);
+        leader = (int)fint(rp, "LeaderId");
+        if (epoch)
+            *epoch = (int32_t)fint(rp, "LeaderEpoch");
+    }
+    logrep_msg_free(m);
+    logrep_msg_free(r);
+    return leader;
+}
+
+/* Sends one Produce v7 carrying `batch` as the partition's records;
+ * returns the connection to wait on. */
+uint64_t produce_send_raw(net *w, int to, const char *topic, int part, const void *batch,
+                                 size_t blen, int16_t acks)
+{
+    logrep_msg *m;
+    logrep_msg_new(NULL, &m);
+    logrep_msg_init_request(m, LOGREP_API_PRODUCE, 7, 9, "test");
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_int(root, logrep_struct_field(root, "Acks"), acks);
+    logrep_struct_set_int(root, logrep_struct_field(root, "TimeoutMs"), 5000);
+    logrep_struct_set_count(root, logrep_struct_field(root, "TopicData"), 1);
+    logrep_struct *t = elem(root, "TopicData", 0);
+    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), topic, (int32_t)strlen(topic));
+    logrep_struct_set_count(t, logrep_struct_field(t, "PartitionData"), 1);
+    logrep_struct *p = elem(t, "PartitionData", 0);
+    logrep_struct_set_int(p, logrep_struct_field(p, "Index"), part);
+    logrep_struct_set_records(p, logrep_struct_field(p, "Records"), batch, (int32_t)blen);
+    uint64_t c = client_send(w, to, m);
+    logrep_msg_free(m);
+    return c;
+}
+
+/* The produce answer on c within max_ms: its error; its base offset and
+ * log append time through the pointers when not NULL. */
+int16_t produce_wait_full(net *w, uint64_t c, int64_t max_ms, int64_t *base,
+                                 int64_t *append_time)
+{
+    logrep_msg *r;
+    logrep_msg_new(NULL, &r);
+    client_wait(w, c, LOGREP_API_PRODUCE, 7, r, max_ms);
+    logrep_struct *rp = elem(elem(logrep_msg_root(r), "Responses", 0), "PartitionResponses", 0);
+    int16_t err = (int16_t)fint(rp, "ErrorCode");
+    if (base)
+        *base = fint(rp, "BaseOffset");
+    if (append_time)
+        *append_time = fint(rp, "LogAppendTimeMs");
+    logrep_msg_free(r);
+    return err;
+}
+
+int16_t produce_wait(net *w, uint64_t c, int64_t max_ms, int64_t *base)
+{
+    return produce_wait_full(w, c, max_ms, base, NULL);
+}
+
+/* Sends `batch` and waits for the partition's error code. */
+int16_t produce_raw(net *w, int to, const char *topic, int part, const void *batch,
+                           size_t blen, int16_t acks, int64_t *base, int64_t *append_time)
+{
+    return produce_wait_full(w, produce_send_raw(w, to, topic, part, batch, blen, acks), 6000, base,
+                             append_time);
+}
+
