@@ -258,6 +258,11 @@ int lr_node_fill_api_versions(logrep_node *n, const lr_conn *c);
 int lr_node_cluster_id_ok(const logrep_node *n, const char *p, int32_t len);
 /* ---- configs.c: DescribeConfigs ---- */
 int lr_handle_describe_configs(logrep_node *n, lr_conn *c);
+struct lr_ctl_config;
+/* CreateTopics v5+: every topic config of a topic created with overrides
+ * cfg, with its effective value and source, into rt's Configs. */
+int lr_create_topic_configs(logrep_node *n, logrep_struct *rt, const struct lr_ctl_config *cfg,
+                            size_t n_cfg);
 /* ---- admin.c: CreateTopics on the controller ---- */
 int lr_nctl_create_topics(logrep_node *n, lr_conn *c);
 /* Metadata log fetch for the Fetch handler. */
