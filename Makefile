@@ -194,7 +194,8 @@ bench-broker: all $(B)/bench/bench_broker
 	$(B)/bench/bench_broker $(B)/logrep-broker
 
 interop: all $(B)/test/rdk_check
-	@st=0; bash test/interop/run.sh $(B) || st=1; bash test/interop/restart.sh $(B) || st=1; bash test/interop/disk_full.sh $(B) || st=1; exit $$st
+	@st=0; bash test/interop/run.sh $(B) || st=1; bash test/interop/restart.sh $(B) || st=1; \
+	  bash test/interop/disk_full.sh $(B) || st=1; bash test/interop/descriptors.sh $(B) || st=1; exit $$st
 
 # ---------------------------------------------------------------- tests
 deps:

@@ -554,6 +554,28 @@ LOGREP_API logrep_err logrep_batch_reader_check(logrep_batch_reader *r,
                                                 const void *batch, size_t size,
                                                 int64_t *max_timestamp);
 
+/** Broker-side recompression (topic config compression.type): rewrites the
+ *  one batch at `batch` (exactly `size` bytes, header and CRC verified
+ *  here) with its record area encoded by `codec` at `level` (0: the
+ *  codec's default). Kept as they are: base offset, partition leader
+ *  epoch, attributes other than the codec bits, timestamps, producer
+ *  id/epoch, base sequence, record count and the record bytes; batchLength
+ *  and the CRC are recomputed. A batch already in `codec`, and a control
+ *  batch, are not rewritten: *out is `batch` itself. Otherwise *out points
+ *  into the reader, valid until the next call on r or its free. Records
+ *  are not parsed: check the result with logrep_batch_reader_check(). No
+ *  batch stays open.
+ *  @return LOGREP_OK; LOGREP_ERR__INVALID_ARG (bad codec or level, `size`
+ *  not one batch); LOGREP_ERR__CORRUPT (bad header, CRC or compressed
+ *  data); LOGREP_ERR__UNSUPPORTED (magic); LOGREP_ERR__LIMIT (inflates
+ *  beyond "logrep.decompress.max.bytes"); LOGREP_ERR__COMPRESSION;
+ *  LOGREP_ERR__NOMEM. logrep_batch_reader_errmsg() says why. */
+LOGREP_API logrep_err logrep_batch_reader_recompress(logrep_batch_reader *r,
+                                                     const void *batch, size_t size,
+                                                     int codec, int level,
+                                                     const void **out,
+                                                     size_t *out_len);
+
 /** Why the last open/next failed, NUL-terminated; owned by the reader and
  *  valid until the next call on it ("" after success). */
 LOGREP_API const char *logrep_batch_reader_errmsg(const logrep_batch_reader *r);

@@ -312,3 +312,74 @@ Test(admin, large_topic_opens_over_ticks, .timeout = 60)
     cr_assert(partial, "every partition was opened in one pass");
     teardown(&w);
 }
+
+/* The Configs entry of `name` in a CreateTopics topic result; asserts it
+ * is there exactly once. */
+static logrep_struct *ct_config(logrep_struct *rt, const char *name)
+{
+    logrep_struct *found = NULL;
+    int f = logrep_struct_field(rt, "Configs");
+    cr_assert_not(logrep_struct_is_null(rt, f), "Configs is null");
+    for (int32_t i = 0; i < logrep_struct_count(rt, f); i++) {
+        logrep_struct *ce = elem(rt, "Configs", i);
+        const uint8_t *p;
+        int32_t l;
+        logrep_struct_bytes(ce, logrep_struct_field(ce, "Name"), &p, &l);
+        if (l == (int32_t)strlen(name) && memcmp(p, name, (size_t)l) == 0) {
+            cr_assert_null(found, "%s listed twice", name);
+            found = ce;
+        }
+    }
+    cr_assert_not_null(found, "%s missing from Configs", name);
+    return found;
+}
+
+static void assert_config(logrep_struct *rt, const char *name, const char *value, int source)
+{
+    logrep_struct *ce = ct_config(rt, name);
+    const uint8_t *p;
+    int32_t l;
+    logrep_struct_bytes(ce, logrep_struct_field(ce, "Value"), &p, &l);
+    cr_assert_eq(l, (int32_t)strlen(value), "%s = %.*s", name, l, (const char *)p);
+    cr_assert_arr_eq(p, value, (size_t)l);
+    cr_assert_eq(fint(ce, "ConfigSource"), source, "%s source", name);
+    cr_assert_eq(fint(ce, "ReadOnly"), 0);
+    cr_assert_eq(fint(ce, "IsSensitive"), 0);
+}
+
+/* CreateTopics v5+ answers each created topic's partitions, replication
+ * factor and every topic config with its value and source (1: the
+ * topic's, 4: the broker's properties, 5: the default), validate_only too;
+ * a refused topic gets -1/-1 and no configs. */
+Test(admin, create_answers_configs, .timeout = 60)
+{
+    static const char *const broker[] = {"retention.ms", "3600000", NULL};
+    extra_conf = broker;
+    net w;
+    cluster(&w);
+    extra_conf = NULL;
+    for (int vo = 0; vo <= 1; vo++) {
+        logrep_msg *m = ct_new(vo, 2);
+        static const kv cfg[] = {{"cleanup.policy", "compact"}, {"compression.type", "zstd"}};
+        ct_configs(ct_topic(m, 0, vo ? "cv" : "c", 3, 2), cfg, 2);
+        ct_topic(m, 1, "bad", 1, 9);
+        logrep_msg *r = ct_send(&w, 2, m);
+        logrep_struct *rt = elem(logrep_msg_root(r), "Topics", 0);
+        cr_assert_eq(fint(rt, "ErrorCode"), 0);
+        cr_assert_eq(fint(rt, "NumPartitions"), 3);
+        cr_assert_eq(fint(rt, "ReplicationFactor"), 2);
+        cr_assert_gt(logrep_struct_count(rt, logrep_struct_field(rt, "Configs")), 20);
+        assert_config(rt, "cleanup.policy", "compact", 1);
+        assert_config(rt, "compression.type", "zstd", 1);
+        assert_config(rt, "retention.ms", "3600000", 4);
+        assert_config(rt, "max.message.bytes", "1048588", 5);
+        assert_config(rt, "compression.zstd.level", "3", 5);
+        logrep_struct *bad = elem(logrep_msg_root(r), "Topics", 1);
+        cr_assert_eq(fint(bad, "ErrorCode"), LOGREP_ERR_INVALID_REPLICATION_FACTOR);
+        cr_assert_eq(fint(bad, "NumPartitions"), -1);
+        cr_assert_eq(fint(bad, "ReplicationFactor"), -1);
+        cr_assert_eq(logrep_struct_count(bad, logrep_struct_field(bad, "Configs")), 0);
+        logrep_msg_free(r);
+    }
+    teardown(&w);
+}

@@ -30,33 +30,6 @@ static int create_topic_code(net *w, int via, const char *name, int parts, int r
 }
 
 
-/* Leader of topic/partition per node `via`'s metadata; -1 if none. */
-static int leader_of(net *w, int via, const char *topic, int part, int32_t *epoch)
-{
-    logrep_msg *m, *r;
-    logrep_msg_new(NULL, &m);
-    logrep_msg_new(NULL, &r);
-    logrep_msg_init_request(m, LOGREP_API_METADATA, 9, 8, "test");
-    logrep_struct *root = logrep_msg_root(m);
-    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
-    logrep_struct *t = elem(root, "Topics", 0);
-    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), topic, (int32_t)strlen(topic));
-    uint64_t c = client_send(w, via, m);
-    client_wait(w, c, LOGREP_API_METADATA, 9, r, 1000);
-    logrep_struct *rs = logrep_msg_root(r);
-    cr_assert_eq(fint(rs, "ControllerId"), 1);
-    logrep_struct *rt = elem(rs, "Topics", 0);
-    int leader = -1;
-    if (fint(rt, "ErrorCode") == 0) {
-        logrep_struct *rp = elem(rt, "Partitions", part);
-        leader = (int)fint(rp, "LeaderId");
-        if (epoch)
-            *epoch = (int32_t)fint(rp, "LeaderEpoch");
-    }
-    logrep_msg_free(m);
-    logrep_msg_free(r);
-    return leader;
-}
 
 Test(node, cluster_produces_replicates_and_fails_over)
 {

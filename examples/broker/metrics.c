@@ -115,6 +115,9 @@ void metrics_write(FILE *o, const broker_metrics *m, const logrep_node *node, in
       m->connections_accepted);
     G("logrep_broker_connections_rejected_total", "Connections refused at max.connections.",
       "counter", m->connections_rejected);
+    G("logrep_broker_accept_paused_total",
+      "Times accepting paused for a back-off because the process was out of descriptors.",
+      "counter", m->accept_paused);
     G("logrep_broker_connections_idle_closed_total", "Connections closed after connections.max.idle.ms.",
       "counter", m->connections_idle_closed);
     G("logrep_broker_bad_frames_total", "Connections closed for malformed or oversized frames.",

@@ -31,6 +31,7 @@ typedef struct broker_metrics {
     int64_t connections_open;
     int64_t connections_accepted;
     int64_t connections_rejected;
+    int64_t accept_paused;
     int64_t connections_idle_closed;
     int64_t bad_frames;
     int64_t bad_requests;

@@ -85,6 +85,10 @@ typedef struct server {
     int lfd[BROKER_MAX_LISTENERS];
     int mfd;
     int sfd;
+    /* Out of descriptors: listeners are unwatched until accept_resume_ms
+     * (a level-triggered listener would wake the loop at once, forever). */
+    int64_t accept_resume_ms; /* 0: accepting */
+    int accept_episode;       /* logged once until an accept succeeds */
     conn **slots;
     uint32_t n_slots;
     uint32_t gen;
@@ -647,15 +651,57 @@ static int listen_on(const char *host, int port)
     return fd;
 }
 
+#define ACCEPT_BACKOFF_MS 100
+
+static void watch_listeners(int op)
+{
+    for (int i = 0; i < S.bc->n_listeners; i++) {
+        struct epoll_event e = {.events = EPOLLIN, .data.u64 = TAG_LISTENER | (uint64_t)i};
+        epoll_ctl(S.ep, op, S.lfd[i], &e);
+    }
+    if (S.mfd >= 0) {
+        struct epoll_event e = {.events = EPOLLIN, .data.u64 = TAG_METRICS};
+        epoll_ctl(S.ep, op, S.mfd, &e);
+    }
+}
+
+/* EMFILE/ENFILE: the pending connection stays in the backlog; stop
+ * watching every listener for a back-off, then try again. */
+static void accept_pause(void)
+{
+    S.m.accept_paused++;
+    if (!S.accept_episode)
+        logf_(LOGREP_LOG_WARN, "accept: %s; pausing accepts (%d ms back-off) until descriptors free",
+              strerror(errno), ACCEPT_BACKOFF_MS);
+    S.accept_episode = 1;
+    if (!S.accept_resume_ms)
+        watch_listeners(EPOLL_CTL_DEL);
+    S.accept_resume_ms = now_ms() + ACCEPT_BACKOFF_MS;
+}
+
+static void accept_maybe_resume(int64_t t)
+{
+    if (S.accept_resume_ms && t >= S.accept_resume_ms) {
+        S.accept_resume_ms = 0;
+        watch_listeners(EPOLL_CTL_ADD);
+    }
+}
+
 /* listener: index into S.bc->listeners for client listeners, -1 else. */
 static void on_accept(int lfd, int kind, int listener)
 {
+    if (S.accept_resume_ms)
+        return; /* an event of this round from before the pause */
     for (int i = 0; i < 64; i++) {
         int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EMFILE || errno == ENFILE)
-                logf_(LOGREP_LOG_WARN, "accept: %s", strerror(errno));
+                accept_pause();
             return;
+        }
+        if (S.accept_episode) {
+            S.accept_episode = 0;
+            logf_(LOGREP_LOG_INFO, "accept: accepting again");
         }
         if (kind == K_CLIENT && S.n_clients >= S.bc->max_connections) {
             S.m.connections_rejected++;
@@ -818,6 +864,8 @@ int broker_run(broker_conf *bc)
         int timeout = S.dirty ? 0 : (int)(next_tick > t ? next_tick - t : 0);
         if (timeout > 1000)
             timeout = 1000;
+        if (S.accept_resume_ms && timeout > (int)(S.accept_resume_ms > t ? S.accept_resume_ms - t : 0))
+            timeout = (int)(S.accept_resume_ms > t ? S.accept_resume_ms - t : 0);
         int n = epoll_wait(S.ep, evs, 256, timeout);
         if (n < 0 && errno != EINTR) {
             perror("logrep-broker: epoll_wait");
@@ -870,6 +918,7 @@ int broker_run(broker_conf *bc)
          * produces) without waiting for the next deadline. */
         if (t >= next_tick || n > 0)
             next_tick = logrep_node_tick(S.node, t);
+        accept_maybe_resume(t);
         if (t >= next_idle) {
             expire_idle();
             next_idle = t + 1000;

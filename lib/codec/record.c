@@ -15,6 +15,7 @@
 struct logrep_batch_reader {
     lr_alloc alloc;
     lr_buf dbuf;          /* decompressed record area, reused */
+    lr_buf zbuf;          /* a recompressed batch, reused */
     size_t max_inflate;
     lr_codec_cache codecs;
     logrep_batch_header h;
@@ -48,6 +49,7 @@ LOGREP_API logrep_err logrep_batch_reader_new(const logrep_conf *conf, logrep_ba
         return LOGREP_ERR__NOMEM;
     r->alloc = *a;
     lr_buf_init(&r->dbuf, &r->alloc);
+    lr_buf_init(&r->zbuf, &r->alloc);
     r->max_inflate = (size_t)lr_conf_int(conf, LR_CONF_DECOMPRESS_MAX_BYTES);
     *out = r;
     return LOGREP_OK;
@@ -58,6 +60,7 @@ LOGREP_API void logrep_batch_reader_free(logrep_batch_reader *r)
     if (!r)
         return;
     lr_buf_free(&r->dbuf);
+    lr_buf_free(&r->zbuf);
     lr_codec_cache_free(&r->codecs);
     lr_alloc a = r->alloc;
     lr_free(&a, r, sizeof *r);
@@ -280,6 +283,73 @@ LOGREP_API logrep_err logrep_batch_reader_check(logrep_batch_reader *r, const vo
     if (!err && max_timestamp)
         *max_timestamp = max_ts;
     return err;
+}
+
+LOGREP_API logrep_err logrep_batch_reader_recompress(logrep_batch_reader *r, const void *batch,
+                                                     size_t size, int codec, int level,
+                                                     const void **out, size_t *out_len)
+{
+    if (!r || !batch || !out || !out_len || codec < LOGREP_COMPRESSION_NONE ||
+        codec > LOGREP_COMPRESSION_ZSTD ||
+        (codec != LOGREP_COMPRESSION_NONE && !lr_compress_level_ok(codec, level)))
+        return LOGREP_ERR__INVALID_ARG;
+    r->open = 0;
+    r->errmsg[0] = 0;
+    size_t total;
+    logrep_err err = logrep_batch_verify(batch, size, &total);
+    if (err == LOGREP_ERR__AGAIN || (!err && total != size))
+        return fail(r, LOGREP_ERR__INVALID_ARG, "not exactly one batch");
+    if (err)
+        return fail(r, err == LOGREP_ERR__UNSUPPORTED ? err : LOGREP_ERR__CORRUPT,
+                    "invalid batch header or CRC");
+    logrep_batch_header h;
+    lr_batch_header_decode(batch, &h);
+    int src = h.attributes & LOGREP_ATTR_COMPRESSION_MASK;
+    if (src == codec || (h.attributes & LOGREP_ATTR_CONTROL)) {
+        *out = batch;
+        *out_len = size;
+        return LOGREP_OK;
+    }
+    /* The record bytes stay as they are (their deltas are relative to the
+     * header, which is kept): only the area's encoding changes. */
+    const uint8_t *p = batch;
+    const uint8_t *recs = p + LR_B_RECORDS;
+    size_t nrecs = size - LR_B_RECORDS;
+    if (src != LOGREP_COMPRESSION_NONE) {
+        if ((err = open_records(r, p, size, &h)))
+            return err;
+        r->open = 0;
+        recs = r->start;
+        nrecs = r->dbuf.len;
+    }
+    if (r->zbuf.cap > LR_CHECK_KEEP_BYTES)
+        lr_buf_free(&r->zbuf); /* the previous large result is not pinned */
+    lr_buf_clear(&r->zbuf);
+    if ((err = lr_buf_reserve(&r->zbuf, LR_B_RECORDS)))
+        return err;
+    memcpy(r->zbuf.data, p, LR_B_RECORDS);
+    r->zbuf.len = LR_B_RECORDS;
+    if (codec == LOGREP_COMPRESSION_NONE)
+        err = lr_buf_append(&r->zbuf, recs, nrecs);
+    else
+        err = lr_compress(codec, level, recs, nrecs, &r->zbuf, &r->codecs);
+    if (!err && r->zbuf.len - LOGREP_LOG_OVERHEAD > INT32_MAX)
+        err = LOGREP_ERR__LIMIT;
+    if (r->dbuf.cap > LR_CHECK_KEEP_BYTES)
+        lr_buf_free(&r->dbuf);
+    if (err) {
+        lr_buf_clear(&r->zbuf);
+        return fail(r, err, "recompressing to %s failed", logrep_compression_name(codec));
+    }
+    uint8_t *q = r->zbuf.data;
+    lr_put_be32(q + LR_B_LENGTH, (uint32_t)(r->zbuf.len - LOGREP_LOG_OVERHEAD));
+    lr_put_be16(q + LR_B_ATTRIBUTES,
+                (uint16_t)((h.attributes & ~LOGREP_ATTR_COMPRESSION_MASK) | codec));
+    lr_put_be32(q + LR_B_CRC, logrep_crc32c(0, q + LOGREP_BATCH_CRC_START,
+                                            r->zbuf.len - LOGREP_BATCH_CRC_START));
+    *out = q;
+    *out_len = r->zbuf.len;
+    return LOGREP_OK;
 }
 
 LOGREP_API logrep_err logrep_record_header_next(const logrep_record *rec, size_t *cursor,

@@ -171,7 +171,7 @@ static int mark_duplicates(logrep_node *n, ct_topic *ts, int32_t nt)
     return 0;
 }
 
-static void answer(logrep_struct *rt, const ct_topic *t, const uint8_t id[16])
+static int answer(logrep_node *n, logrep_struct *rt, const ct_topic *t, const uint8_t id[16])
 {
     lr_f_set_str(rt, LR_FN_Name, t->name, (int32_t)strlen(t->name));
     lr_f_set_int(rt, LR_FN_ErrorCode, lr_nctl_code(t->err));
@@ -181,10 +181,14 @@ static void answer(logrep_struct *rt, const ct_topic *t, const uint8_t id[16])
         lr_f_set_str(rt, LR_FN_ErrorMessage, msg, (int32_t)strlen(msg));
         lr_f_set_int(rt, LR_FN_NumPartitions, -1);
         lr_f_set_int(rt, LR_FN_ReplicationFactor, -1);
-    } else {
-        lr_f_set_int(rt, LR_FN_NumPartitions, t->np);
-        lr_f_set_int(rt, LR_FN_ReplicationFactor, t->rf);
+        return 0;
     }
+    lr_f_set_int(rt, LR_FN_NumPartitions, t->np);
+    lr_f_set_int(rt, LR_FN_ReplicationFactor, t->rf);
+    /* v5+: the topic's configs as created (also for validate_only). */
+    if (logrep_msg_version(n->resp) >= 5)
+        return lr_create_topic_configs(n, rt, t->req.configs, t->req.n_configs);
+    return 0;
 }
 
 /* More topics than the record bound: every one that could be created
@@ -259,7 +263,9 @@ int lr_nctl_create_topics(logrep_node *n, lr_conn *c)
             if (t->err < 0 && t->err != LOGREP_ERR__INVALID_ARG)
                 err = t->err;
         }
-        answer(lr_f_elem(rs, LR_FN_Topics, i), t, id);
+        int aerr = answer(n, lr_f_elem(rs, LR_FN_Topics, i), t, id);
+        if (aerr)
+            err = aerr;
     }
     for (int32_t i = 0; i < nt; i++)
         free_topic(n, &ts[i]);

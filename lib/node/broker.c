@@ -47,12 +47,14 @@ static int peer_ready(const lr_peer *p, int64_t now_ms)
 
 /* ------------------------------------------------------------ partitions */
 
-/* Topic-level configs a partition's log applies (Kafka's LogConfig), by
- * the names the log reads from its conf. */
+/* Topic-level configs a partition applies (Kafka's LogConfig), by the
+ * names the log (and, for compression, the produce path) reads from its
+ * conf. */
 static const char *const log_topic_configs[] = {
     "segment.bytes", "segment.ms", "segment.jitter.ms", "segment.index.bytes",
     "index.interval.bytes", "retention.bytes", "retention.ms", "flush.messages",
-    "flush.ms", "max.message.bytes", "message.timestamp.type"};
+    "flush.ms", "max.message.bytes", "message.timestamp.type", "compression.type",
+    "compression.gzip.level", "compression.lz4.level", "compression.zstd.level"};
 #define N_LOG_TOPIC_CONFIGS (sizeof log_topic_configs / sizeof *log_topic_configs)
 
 /* A hash of the topic's log configs, to notice a change: each value with
@@ -80,6 +82,25 @@ static logrep_conf *topic_conf(logrep_node *n, const lr_md_topic *t)
                    t->name, log_topic_configs[i], v, why);
     }
     return c;
+}
+
+/* compression.type and its level as the produce path applies them. */
+static void part_codec(lr_npart *p, const logrep_conf *tc)
+{
+    const char *ct = lr_conf_str(tc, LR_CONF_COMPRESSION_TYPE);
+    p->codec_level = 0;
+    if (strcmp(ct, "producer") == 0)
+        p->codec = -1;
+    else if (strcmp(ct, "uncompressed") == 0 || strcmp(ct, "none") == 0)
+        p->codec = LOGREP_COMPRESSION_NONE;
+    else
+        p->codec = logrep_compression_from_name(ct);
+    if (p->codec == LOGREP_COMPRESSION_GZIP)
+        p->codec_level = (int)lr_conf_int(tc, LR_CONF_COMPRESSION_GZIP_LEVEL);
+    else if (p->codec == LOGREP_COMPRESSION_LZ4)
+        p->codec_level = (int)lr_conf_int(tc, LR_CONF_COMPRESSION_LZ4_LEVEL);
+    else if (p->codec == LOGREP_COMPRESSION_ZSTD)
+        p->codec_level = (int)lr_conf_int(tc, LR_CONF_COMPRESSION_ZSTD_LEVEL);
 }
 
 static int open_part(logrep_node *n, const lr_md_topic *t, int32_t index, int64_t now_ms,
@@ -110,6 +131,8 @@ static int open_part(logrep_node *n, const lr_md_topic *t, int32_t index, int64_
             err = logrep_log_open(tc, n->st, dir, now_ms, &log);
     }
     int32_t max_message_bytes = (int32_t)lr_conf_int(tc, LR_CONF_MAX_MESSAGE_BYTES);
+    lr_npart codec;
+    part_codec(&codec, tc);
     logrep_conf_free(tc);
     if (err) {
         LR_LOG(&n->logger, LOGREP_LOG_ERROR, "node", "opening %s: %s", dir, logrep_err_name(err));
@@ -143,6 +166,8 @@ static int open_part(logrep_node *n, const lr_md_topic *t, int32_t index, int64_
     p->seen_partition_epoch = -1;
     p->conf_hash = topic_conf_hash(t);
     p->fetch_after = 0;
+    p->codec = codec.codec;
+    p->codec_level = codec.codec_level;
     n->n_parts++;
     if ((err = lr_node_part_indexed(n)) != 0) {
         n->n_parts--;
@@ -210,8 +235,10 @@ int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms)
             if (ch != p->conf_hash) {
                 /* A ConfigRecord changed the topic: the open log takes it. */
                 logrep_conf *tc = topic_conf(n, t);
-                if (tc && logrep_log_reconfigure(lr_partition_log(p->rep), tc) == 0)
+                if (tc && logrep_log_reconfigure(lr_partition_log(p->rep), tc) == 0) {
+                    part_codec(p, tc);
                     p->conf_hash = ch;
+                }
                 else
                     n->md_apply_retry = 1;
                 logrep_conf_free(tc);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "controller/controller.h"
 #include "controller/topic_config.h"
 #include "node/node_int.h"
 
@@ -108,29 +109,61 @@ static int broker_value(const logrep_node *n, const char *name, char *v, char *d
     return 1;
 }
 
+/* A topic config's values in precedence order: the topic's override ov
+ * (NULL: none), a cluster-wide dynamic default, the broker's property,
+ * the default. v and dv (cap bytes each) hold the broker's values. */
+static int topic_synonyms(const logrep_node *n, const lr_topic_config_def *d, const char *ov,
+                          syn s[4], char *v, char *dv, size_t cap)
+{
+    const char *bname = d->broker ? d->broker : d->name;
+    int ns = 0;
+    if (ov)
+        s[ns++] = (syn){d->name, ov, SRC_TOPIC};
+    const char *cl = lr_md_cluster_config(n->img, d->name);
+    if (cl)
+        s[ns++] = (syn){bname, cl, SRC_DYNAMIC_DEFAULT};
+    if (broker_value(n, d->name, v, dv, cap)) {
+        if (strcmp(v, dv) != 0)
+            s[ns++] = (syn){bname, v, SRC_STATIC_BROKER};
+        s[ns++] = (syn){bname, dv, SRC_DEFAULT};
+    } else {
+        s[ns++] = (syn){bname, d->dflt, SRC_DEFAULT};
+    }
+    return ns;
+}
+
 static void describe_topic(out *o, const lr_md_topic *t)
 {
     for (size_t i = 0; i < lr_topic_config_count(); i++) {
         const lr_topic_config_def *d = lr_topic_config_at(i);
-        const char *bname = d->broker ? d->broker : d->name;
         char v[256], dv[256];
         syn s[4];
-        int ns = 0;
-        const char *ov = lr_md_topic_config(t, d->name);
-        if (ov)
-            s[ns++] = (syn){d->name, ov, SRC_TOPIC};
-        const char *cl = lr_md_cluster_config(o->n->img, d->name);
-        if (cl)
-            s[ns++] = (syn){bname, cl, SRC_DYNAMIC_DEFAULT};
-        if (broker_value(o->n, d->name, v, dv, sizeof v)) {
-            if (strcmp(v, dv) != 0)
-                s[ns++] = (syn){bname, v, SRC_STATIC_BROKER};
-            s[ns++] = (syn){bname, dv, SRC_DEFAULT};
-        } else {
-            s[ns++] = (syn){bname, d->dflt, SRC_DEFAULT};
-        }
+        int ns = topic_synonyms(o->n, d, lr_md_topic_config(t, d->name), s, v, dv, sizeof v);
         emit(o, d->name, d->type, d->doc, s, ns);
     }
+}
+
+int lr_create_topic_configs(logrep_node *n, logrep_struct *rt, const lr_ctl_config *cfg,
+                            size_t n_cfg)
+{
+    int err = lr_f_set_count(rt, LR_FN_Configs, (int32_t)lr_topic_config_count());
+    for (size_t i = 0; !err && i < lr_topic_config_count(); i++) {
+        const lr_topic_config_def *d = lr_topic_config_at(i);
+        const char *ov = NULL;
+        for (size_t k = 0; k < n_cfg; k++)
+            if (cfg[k].name && cfg[k].value && strcmp(cfg[k].name, d->name) == 0)
+                ov = cfg[k].value; /* the last one wins, as in the record */
+        char v[256], dv[256];
+        syn s[4];
+        topic_synonyms(n, d, ov, s, v, dv, sizeof v);
+        logrep_struct *ce = lr_f_elem(rt, LR_FN_Configs, (int32_t)i);
+        set_s(ce, LR_FN_Name, d->name);
+        set_s(ce, LR_FN_Value, s[0].value);
+        lr_f_set_int(ce, LR_FN_ReadOnly, 0);
+        lr_f_set_int(ce, LR_FN_ConfigSource, s[0].source);
+        lr_f_set_int(ce, LR_FN_IsSensitive, 0);
+    }
+    return err;
 }
 
 static int is_property(const char *name)

@@ -370,6 +370,28 @@ static int produce_response(logrep_node *n, int16_t version, int32_t corr, presu
     return 0;
 }
 
+/* compression.type other than producer: the leader rewrites a batch of
+ * another codec once, before the append, so followers copy stored bytes.
+ * A batch that cannot be rewritten (CRC, corrupt compressed data) goes to
+ * the log as sent, whose validation gives Kafka's answer for it. */
+static int produce_codec(logrep_node *n, lr_npart *p, const uint8_t *recs, int32_t rlen,
+                         const void **out, size_t *out_len)
+{
+    *out = recs;
+    *out_len = (size_t)rlen;
+    if (p->codec < 0 || !n->rezip || lr_partition_role(p->rep) != LR_ROLE_LEADER)
+        return 0;
+    int err = logrep_batch_reader_recompress(n->rezip, recs, (size_t)rlen, p->codec,
+                                             p->codec_level, out, out_len);
+    if (err == LOGREP_ERR__NOMEM || err == LOGREP_ERR__COMPRESSION)
+        return err;
+    if (err) {
+        *out = recs;
+        *out_len = (size_t)rlen;
+    }
+    return 0;
+}
+
 static int handle_produce(logrep_node *n, lr_conn *c, int64_t now_ms)
 {
     logrep_struct *rq = logrep_msg_root(n->req);
@@ -407,23 +429,30 @@ static int handle_produce(logrep_node *n, lr_conn *c, int64_t now_ms)
             const uint8_t *recs;
             int32_t rlen;
             logrep_struct_bytes(pe, lr_fid(pe, LR_FN_Records), &recs, &rlen);
+            const void *src = NULL;
+            size_t slen = 0;
             if (!r->topic) {
                 r->res.error = LOGREP_ERR__NOMEM;
             } else if (!p) {
                 r->res.error = missing_part_error(n, name, len, index);
             } else if (rlen <= 0) {
                 r->res.error = LOGREP_ERR_INVALID_RECORD;
+            } else if ((r->res.error = produce_codec(n, p, recs, rlen, &src, &slen)) != 0) {
+                /* out of memory or a codec failure: the answer says so */
             } else {
                 /* The log stamps offsets into the batch: work on a copy
-                 * since the request frame is the host's. */
-                uint8_t *copy = lr_malloc(&n->alloc, (size_t)rlen);
+                 * since the request frame is the host's (a recompressed
+                 * batch is already one). */
+                uint8_t *copy = src != recs ? (uint8_t *)src : lr_malloc(&n->alloc, slen);
                 if (!copy) {
                     r->res.error = LOGREP_ERR__NOMEM;
                 } else {
-                    memcpy(copy, recs, (size_t)rlen);
-                    lr_partition_produce(p->rep, copy, (size_t)rlen, acks, timeout,
+                    if (src == recs)
+                        memcpy(copy, recs, slen);
+                    lr_partition_produce(p->rep, copy, slen, acks, timeout,
                                          base_token | (uint64_t)k, now_ms, &r->res);
-                    lr_free(&n->alloc, copy, (size_t)rlen);
+                    if (src == recs)
+                        lr_free(&n->alloc, copy, slen);
                     if (r->res.parked) {
                         r->token = base_token | (uint64_t)k;
                         parked++;

@@ -163,6 +163,8 @@ LOGREP_API logrep_err logrep_node_new(const logrep_conf *conf, const logrep_stor
         err = logrep_msg_new(n->conf, &n->out);
     if (!err)
         err = logrep_msg_new(n->conf, &n->in);
+    if (!err && n->is_broker)
+        err = logrep_batch_reader_new(n->conf, &n->rezip);
     if (!err && n->is_controller)
         err = lr_nctl_new(n, now_ms);
     if (err) {
@@ -206,6 +208,7 @@ LOGREP_API void logrep_node_free(logrep_node *n, int abandon)
     lr_free(&n->alloc, n->parts, n->cap_parts * sizeof *n->parts);
     lr_hashmap_free(&n->part_index);
     lr_dirs_free(n);
+    logrep_batch_reader_free(n->rezip);
     while (n->conns) {
         lr_conn *c = n->conns;
         n->conns = c->next;

@@ -34,6 +34,8 @@ typedef struct lr_npart {
     uint64_t conf_hash;           /* topic configs the log was given */
     int64_t fetch_after;          /* replica.fetch.backoff.ms after an error */
     uint64_t changed_seq;         /* the node's change_seq when its data last changed */
+    int codec;                    /* compression.type: -1 producer, else LOGREP_COMPRESSION_* */
+    int codec_level;              /* compression.<codec>.level, 0 for snappy/none */
 } lr_npart;
 
 /* One response slot of an inbound connection, in request order. */
@@ -175,6 +177,7 @@ struct logrep_node {
 
     struct lr_ctl_role *ctl; /* controller role */
 
+    logrep_batch_reader *rezip; /* compression.type recompression on produce */
     logrep_msg *req;         /* decode scratch */
     logrep_msg *resp;        /* encode scratch */
     logrep_msg *out;         /* outgoing requests */
@@ -272,6 +275,11 @@ int lr_node_fill_api_versions(logrep_node *n, const lr_conn *c);
 int lr_node_cluster_id_ok(const logrep_node *n, const char *p, int32_t len);
 /* ---- configs.c: DescribeConfigs ---- */
 int lr_handle_describe_configs(logrep_node *n, lr_conn *c);
+struct lr_ctl_config;
+/* CreateTopics v5+: every topic config of a topic created with overrides
+ * cfg, with its effective value and source, into rt's Configs. */
+int lr_create_topic_configs(logrep_node *n, logrep_struct *rt, const struct lr_ctl_config *cfg,
+                            size_t n_cfg);
 /* ---- admin.c: CreateTopics on the controller ---- */
 int lr_nctl_create_topics(logrep_node *n, lr_conn *c);
 /* Metadata log fetch for the Fetch handler. */

@@ -93,7 +93,8 @@ extern void *log_capture_ctx;
 /* setup(w, 1) and the time it takes the node to register. */
 void one_node(net *w);
 logrep_struct *elem(logrep_struct *s, const char *name, int32_t i);
-
+/* Leader of topic/partition per node `via`'s metadata; -1 if none. */
+int leader_of(net *w, int via, const char *topic, int part, int32_t *epoch);
 /* Sends one Produce v7 carrying `batch` as the partition's records;
  * returns the connection to wait on. */
 uint64_t produce_send_raw(net *w, int to, const char *topic, int part, const void *batch,
@@ -103,14 +104,14 @@ uint64_t produce_send_raw(net *w, int to, const char *topic, int part, const voi
 int16_t produce_wait_full(net *w, uint64_t c, int64_t max_ms, int64_t *base,
                           int64_t *append_time);
 int16_t produce_wait(net *w, uint64_t c, int64_t max_ms, int64_t *base);
-/* Sends `batch` and waits for the partition's error code. */
+/* Sends `batch` and waits (6 s) for the partition's error code. */
 int16_t produce_raw(net *w, int to, const char *topic, int part, const void *batch,
-                           size_t blen, int16_t acks, int64_t *base, int64_t *append_time);
+                    size_t blen, int16_t acks, int64_t *base, int64_t *append_time);
 /* Sends a one-record Produce v7; returns the connection to wait on. */
 uint64_t produce_send(net *w, int to, const char *topic, int part, const char *value,
                       int16_t acks);
 int16_t produce(net *w, int to, const char *topic, int part, const char *value, int16_t acks,
-                       int64_t *base);
+                int64_t *base);
 /* Fetches from `offset`; returns the partition's error code, and through
  * *count how many records came back, checking the values against
  * "v<offset>" (and, with *attrs, ORing the batches' attributes). */
