@@ -509,3 +509,22 @@ int fetch_count(net *w, int from, const char *topic, int part, int64_t offset, i
     cr_assert_eq(err, 0, "fetch: %s", logrep_err_name(err));
     return count;
 }
+
+void fetch_request(logrep_msg *m, const char *topic, int part, int64_t offset, int32_t max_wait_ms,
+                   int32_t min_bytes)
+{
+    logrep_msg_init_request(m, LOGREP_API_FETCH, 11, 10, "test");
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_int(root, logrep_struct_field(root, "ReplicaId"), -1);
+    logrep_struct_set_int(root, logrep_struct_field(root, "MaxWaitMs"), max_wait_ms);
+    logrep_struct_set_int(root, logrep_struct_field(root, "MinBytes"), min_bytes);
+    logrep_struct_set_int(root, logrep_struct_field(root, "MaxBytes"), 1 << 20);
+    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
+    logrep_struct *t = elem(root, "Topics", 0);
+    logrep_struct_set_bytes(t, logrep_struct_field(t, "Topic"), topic, (int32_t)strlen(topic));
+    logrep_struct_set_count(t, logrep_struct_field(t, "Partitions"), 1);
+    logrep_struct *p = elem(t, "Partitions", 0);
+    logrep_struct_set_int(p, logrep_struct_field(p, "Partition"), part);
+    logrep_struct_set_int(p, logrep_struct_field(p, "FetchOffset"), offset);
+    logrep_struct_set_int(p, logrep_struct_field(p, "PartitionMaxBytes"), 1 << 20);
+}

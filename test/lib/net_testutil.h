@@ -118,5 +118,9 @@ int16_t produce(net *w, int to, const char *topic, int part, const char *value, 
 int16_t fetch_records(net *w, int from, const char *topic, int part, int64_t offset,
                       int64_t *hw, int *count_out, int *attrs);
 int fetch_count(net *w, int from, const char *topic, int part, int64_t offset, int64_t *hw);
+/* Builds in m a consumer Fetch v11 of one partition from `offset`, waiting
+ * up to max_wait_ms for min_bytes. */
+void fetch_request(logrep_msg *m, const char *topic, int part, int64_t offset, int32_t max_wait_ms,
+                   int32_t min_bytes);
 
 #endif
