@@ -26,10 +26,10 @@ static void tick_node(net *w, driver *d, int id)
     d->ticks++;
     cr_assert_geq(d->due[id], w->now, "a deadline is never in the past");
     logrep_node *n = w->node[id];
-    if (id == 1 && n->last_heartbeat != d->last_hb) {
-        if (d->last_hb > 0 && n->last_heartbeat - d->last_hb > d->max_hb_gap)
-            d->max_hb_gap = n->last_heartbeat - d->last_hb;
-        d->last_hb = n->last_heartbeat;
+    if (id == 1 && n->life.last_heartbeat != d->last_hb) {
+        if (d->last_hb > 0 && n->life.last_heartbeat - d->last_hb > d->max_hb_gap)
+            d->max_hb_gap = n->life.last_heartbeat - d->last_hb;
+        d->last_hb = n->life.last_heartbeat;
     }
 }
 

@@ -119,7 +119,7 @@ static int topic_synonyms(const logrep_node *n, const lr_topic_config_def *d, co
     int ns = 0;
     if (ov)
         s[ns++] = (syn){d->name, ov, SRC_TOPIC};
-    const char *cl = lr_md_cluster_config(n->img, d->name);
+    const char *cl = lr_md_cluster_config(n->md.img, d->name);
     if (cl)
         s[ns++] = (syn){bname, cl, SRC_DYNAMIC_DEFAULT};
     if (broker_value(n, d->name, v, dv, cap)) {
@@ -203,9 +203,9 @@ static void describe_cluster(out *o)
     for (size_t i = 0; i < lr_topic_config_count(); i++) {
         const lr_topic_config_def *d = lr_topic_config_at(i);
         const char *bname = d->broker ? d->broker : d->name;
-        const char *cl = lr_md_cluster_config(o->n->img, d->name);
+        const char *cl = lr_md_cluster_config(o->n->md.img, d->name);
         if (!cl)
-            cl = lr_md_cluster_config(o->n->img, bname);
+            cl = lr_md_cluster_config(o->n->md.img, bname);
         if (cl) {
             syn s = {bname, cl, SRC_DYNAMIC_DEFAULT};
             emit(o, bname, d->type, d->doc, &s, 1);
@@ -251,14 +251,14 @@ static void run(out *o, int8_t type, const lr_md_topic *t, int self)
         describe_cluster(o);
 }
 
-int lr_handle_describe_configs(logrep_node *n, lr_conn *c)
+int lr_api_describe_configs(logrep_node *n, const lr_req *req)
 {
-    logrep_struct *rq = logrep_msg_root(n->req);
-    int err = logrep_msg_init_response_to(n->resp, n->req);
+    logrep_struct *rq = logrep_msg_root(req->msg);
+    int err = lr_req_init(req);
     if (err)
         return err;
-    int version = logrep_msg_version(n->req);
-    logrep_struct *rs = logrep_msg_root(n->resp);
+    int version = logrep_msg_version(req->msg);
+    logrep_struct *rs = logrep_msg_root(req->resp);
     int32_t nr = lr_f_count(rq, LR_FN_Resources);
     err = lr_f_set_count(rs, LR_FN_Results, nr < 0 ? 0 : nr);
     for (int32_t i = 0; !err && i < nr; i++) {
@@ -280,7 +280,7 @@ int lr_handle_describe_configs(logrep_node *n, lr_conn *c)
             if (len <= LR_MD_MAX_TOPIC_NAME) {
                 memcpy(tn, name, (size_t)len);
                 tn[len] = 0;
-                t = lr_md_topic_by_name(n->img, tn);
+                t = lr_md_topic_by_name(n->md.img, tn);
             }
             if (!t)
                 code = LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION;
@@ -310,5 +310,5 @@ int lr_handle_describe_configs(logrep_node *n, lr_conn *c)
         if (!err)
             run(&o, type, t, len > 0);
     }
-    return err ? err : lr_node_respond(n, c);
+    return err ? err : lr_req_answer(n, req);
 }

@@ -1,4 +1,20 @@
-/* Node internals shared by the files of lib/node/. */
+/* Node internals: the node handle, made of one sub-struct per concern,
+ * each owned by one file of lib/node (docs/broker.md, "The node's files").
+ *
+ *   node.c         the handle: create, free, the event entry points, tick
+ *   conn.c         inbound connections, responses in request order
+ *   peer.c         outbound connections, requests in flight
+ *   park.c         parked requests and what wakes them
+ *   dispatch.c     which API is served on which listener, and by whom
+ *   lifecycle.c    registration, heartbeats, fencing, controlled shutdown
+ *   mdfollow.c     following the controller's metadata log
+ *   parts.c        hosted partitions: opening, configs, leadership
+ *   fetcher.c      the replica fetcher and ISR change proposals
+ *   producer_ids.c producer id blocks and InitProducerId
+ *   topicdirs.c    retiring partition directories
+ *   api_*.c        one file per broker API family; configs.c DescribeConfigs
+ *   ctl_role.c     the controller role; ctl_api.c, ctl_create.c its APIs
+ */
 #ifndef LR_NODE_INT_H
 #define LR_NODE_INT_H
 
@@ -14,6 +30,9 @@
 #include "logrep/log.h"
 #include "logrep/node.h"
 #include "logrep/proto.h"
+#include "node/conn.h"
+#include "node/park.h"
+#include "node/peer.h"
 #include "proto/fields.h"
 #include "replica/partition.h"
 
@@ -33,83 +52,65 @@ typedef struct lr_npart {
     int32_t seen_partition_epoch; /* last metadata applied */
     uint64_t conf_hash;           /* topic configs the log was given */
     int64_t fetch_after;          /* replica.fetch.backoff.ms after an error */
-    uint64_t changed_seq;         /* the node's change_seq when its data last changed */
+    uint64_t changed_seq;         /* the park's seq when its data last changed */
     int codec;                    /* compression.type: -1 producer, else LOGREP_COMPRESSION_* */
     int codec_level;              /* compression.<codec>.level, 0 for snappy/none */
 } lr_npart;
 
-/* One response slot of an inbound connection, in request order. */
-typedef struct lr_slot {
-    struct lr_slot *next;
-    int ready;
-    int kind;              /* LR_SLOT_* while pending */
-    void *pending;         /* the deferred request's state */
-    lr_buf bytes;          /* copied memory segments */
-    logrep_seg *segs;      /* memory segs point into bytes after finish */
-    size_t nsegs;
-} lr_slot;
+/* Hosted partitions (parts.c). */
+typedef struct lr_parts {
+    lr_npart *v;
+    size_t n, cap;
+    lr_hashmap index; /* (topic id, partition) -> position in v */
+} lr_parts;
 
-enum { LR_SLOT_NONE = 0, LR_SLOT_PRODUCE = 1, LR_SLOT_FETCH = 2, LR_SLOT_ADMIN = 3 };
+/* The broker's view of the cluster, from the metadata log (mdfollow.c). */
+typedef struct lr_mdview {
+    lr_md_image *img;
+    int64_t fetch_after; /* backoff for the metadata fetch */
+    int fetching;
+    int apply_retry;     /* partitions must be brought in line with img */
+} lr_mdview;
 
-/* The listener a connection arrived on, as the host named it. */
-enum { LR_LISTENER_ANY = 0, LR_LISTENER_CLIENT = 1, LR_LISTENER_CONTROLLER = 2 };
+/* The broker's life with the controller (lifecycle.c). */
+typedef struct lr_life {
+    int64_t broker_epoch; /* -1 until registered */
+    int registering;
+    int64_t last_heartbeat;
+    int heartbeat_in_flight;
+    int64_t hb_offset;    /* metadata offset the last heartbeat reported */
+    int fenced;
+    int shutting_down;
+    int shutdown_done;
+    int64_t previous_clean_epoch; /* from the clean-shutdown marker, -1 none */
+} lr_life;
 
-typedef struct lr_conn {
-    uint64_t id;
-    int listener; /* LR_LISTENER_* */
-    lr_slot *head, *tail;
-    struct lr_conn *next;
-} lr_conn;
-
-/* A request this node sent and awaits. */
-typedef struct lr_outreq {
-    int32_t correlation_id;
-    int16_t api_key;
-    int16_t version;
-    int kind;              /* LR_OUT_* */
-    int64_t sent_ms;
-    void *ctx;             /* kind-specific */
-    struct lr_outreq *next;
-} lr_outreq;
-
-enum {
-    LR_OUT_REGISTER = 1,
-    LR_OUT_HEARTBEAT = 2,
-    LR_OUT_METADATA_FETCH = 3,
-    LR_OUT_REPLICA_FETCH = 4,
-    LR_OUT_ALTER_PARTITION = 5,
-    LR_OUT_CREATE_TOPICS = 6,
-    LR_OUT_ALLOCATE_PIDS = 7
-};
-
-/* An outbound connection to a peer (controller or leader). */
-/* Connections to a peer are per channel, as Kafka keeps them apart:
- * responses come back in request order on one connection, so a parked
- * long-poll must not hold up anything else. */
-enum {
-    LR_CH_CONTROL = 0,  /* registration, heartbeats, AlterPartition, admin */
-    LR_CH_METADATA = 1, /* the metadata log long-poll */
-    LR_CH_REPLICA = 2   /* replica fetches */
-};
-
-typedef struct lr_peer {
-    int32_t node_id;
-    int channel;
-    uint64_t conn;
-    int connected;           /* a connection id is held */
-    lr_outreq *inflight;
-    int fetch_in_flight;     /* a replica fetch is outstanding */
-    int64_t backoff_until;
-    struct lr_peer *next;
-} lr_peer;
-
-struct lr_ctl_role;
+/* The producer id block InitProducerId hands out (producer_ids.c). */
+typedef struct lr_pids {
+    int64_t next, end;
+    int requesting;
+} lr_pids;
 
 /* A retired partition directory awaiting removal (topicdirs.c). */
 typedef struct lr_retired {
-    char *name;      /* under log_dir */
+    char *name; /* under log_dir */
     int64_t due_ms;
 } lr_retired;
+
+typedef struct lr_dirs {
+    lr_retired *v;
+    size_t n, cap;
+    int scanned;        /* retired names left by the last run found */
+    int strays_scanned; /* the first full metadata apply looked for strays */
+} lr_dirs;
+
+/* The produce path's state (api_produce.c). */
+typedef struct lr_produce {
+    logrep_batch_reader *rezip; /* compression.type recompression */
+    uint64_t token_seq;         /* tells parked produces apart */
+} lr_produce;
+
+struct lr_ctl_role;
 
 struct logrep_node {
     lr_alloc alloc;
@@ -119,6 +120,7 @@ struct logrep_node {
     logrep_transport tr;
     lr_prng rng;
 
+    /* Identity and configuration. */
     int32_t id;
     int is_broker;
     int is_controller;
@@ -126,114 +128,107 @@ struct logrep_node {
     char *rack;
     char *adv_host;
     int32_t adv_port;
-
     int32_t ctl_id;
     char *ctl_host;
     int32_t ctl_port;
 
-    /* Broker view of the cluster. */
-    lr_md_image *img;
-    int64_t md_fetch_after;  /* backoff for the metadata fetch */
-    int md_fetching;
-    int md_apply_retry;      /* partitions must be brought in line with img */
+    lr_conns conns;
+    lr_peers peers;
+    lr_park park;
+    lr_mdview md;
+    lr_life life;
+    lr_parts parts;
+    lr_dirs dirs;
+    lr_pids pids;
+    lr_produce produce;
+    struct lr_ctl_role *ctl; /* ctl_role.c; NULL without the role */
 
-    /* Broker lifecycle with the controller. */
-    int64_t broker_epoch;    /* -1 until registered */
-    int registering;
-    int64_t last_heartbeat;
-    int heartbeat_in_flight;
-    int64_t hb_offset;       /* metadata offset the last heartbeat reported */
-    int fenced;
-    int shutting_down;
-    int shutdown_done;
-    int64_t previous_clean_epoch; /* from the clean-shutdown marker, -1 none */
-
-    /* Producer id block for InitProducerId. */
-    int64_t pid_next, pid_end;
-    int pid_requesting;
-
-    lr_npart *parts;
-    size_t n_parts, cap_parts;
-    /* parts by (topic id, partition); values: positions in parts[] */
-    lr_hashmap part_index;
-
-    /* Retired partition directories (topicdirs.c). */
-    lr_retired *retired;
-    size_t n_retired, cap_retired;
-    int dirs_scanned;        /* retired names left by the last run found */
-    int strays_scanned;      /* the first full metadata apply looked for strays */
-
-    lr_conn *conns;
-    lr_peer *peers;
-    int32_t next_correlation;
-
-    /* Deferred work: produces awaiting acks, parked fetches. */
-    struct lr_deferred *deferred;
-    int data_changed;        /* something changed since the last poll */
-    uint64_t change_seq;     /* counts changes (lr_node_part_changed) */
-    uint64_t all_changed_seq; /* the last change not tied to one partition */
-    uint64_t md_changed_seq;  /* the last record of the controller's metadata log */
-    uint64_t token_seq;
-
-    struct lr_ctl_role *ctl; /* controller role */
-
-    logrep_batch_reader *rezip; /* compression.type recompression on produce */
-    logrep_msg *req;         /* decode scratch */
-    logrep_msg *resp;        /* encode scratch */
-    logrep_msg *out;         /* outgoing requests */
-    logrep_msg *in;          /* incoming responses */
+    /* The request being handled and its answer (dispatch.c); handlers get
+     * them through lr_req, never from here. */
+    logrep_msg *req;
+    logrep_msg *resp;
 
     int64_t next_retention_ms; /* next log.retention.check.interval.ms check */
     logrep_node_stats stats;
-    char scratch[256];
 };
 
-/* ---- node.c ---- */
-lr_conn *lr_node_conn(logrep_node *n, uint64_t id, int create);
-/* Reserves the next response slot on a connection. */
-lr_slot *lr_node_slot(logrep_node *n, lr_conn *c);
-/* Sends n->resp on c in the next slot (answered now). */
-int lr_node_respond(logrep_node *n, lr_conn *c);
-/* Encodes n->resp into the slot, marks it ready and sends ready slots. */
-int lr_node_finish(logrep_node *n, lr_conn *c, lr_slot *s, logrep_msg *resp);
-void lr_node_flush_conn(logrep_node *n, lr_conn *c);
+/* ---- dispatch.c: requests ---- */
+enum { LR_ROLE_BROKER = 1, LR_ROLE_CONTROLLER = 2 };
+
+/* A request being handled. */
+typedef struct lr_req {
+    lr_conn *conn;
+    logrep_msg *msg;      /* decoded; valid for the call only */
+    logrep_msg *resp;     /* the answer to build */
+    const uint8_t *frame; /* its bytes, for requests that wait or are forwarded */
+    size_t len;
+    int roles;            /* LR_ROLE_* served on conn */
+    int64_t now_ms;
+} lr_req;
+
+/* Handles the request decoded in n->req. An error means it could not be
+ * answered: the caller closes the connection. */
+int lr_dispatch(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t flen, int64_t now_ms);
+/* 1 when api is served on c (else Kafka closes the connection). */
+int lr_node_serves(const logrep_node *n, const lr_conn *c, int api);
+/* LR_ROLE_* whose APIs connection c is served. */
+int lr_node_conn_roles(const logrep_node *n, const lr_conn *c);
+/* Starts r->resp as the answer to r->msg. */
+int lr_req_init(const lr_req *r);
+/* Sends r->resp now, in r->conn's next slot. */
+int lr_req_answer(logrep_node *n, const lr_req *r);
+/* A local result as a wire error code (local failures are
+ * UNKNOWN_SERVER_ERROR on the wire). */
+int16_t lr_wire_code(int err);
+
+/* ---- listener.c ---- */
+/* 1 when a ClusterId a peer sent is this cluster's, or was not sent. */
+int lr_node_cluster_id_ok(const logrep_node *n, const char *p, int32_t len);
+
+/* ---- parts.c: hosted partitions ---- */
+void lr_parts_init(logrep_node *n);
 lr_npart *lr_node_part(logrep_node *n, const char *topic, int32_t index);
 lr_npart *lr_node_part_by_id(logrep_node *n, const uint8_t id[16], int32_t index);
-/* Adds parts[n_parts - 1] to the index (call right after appending it). */
-int lr_node_part_indexed(logrep_node *n);
-/* Closes parts[i] and drops it from the array and the index. */
-void lr_node_part_remove(logrep_node *n, size_t i);
-lr_peer *lr_node_peer(logrep_node *n, int32_t node_id, int channel);
-/* Sends n->out to a peer, remembering the request. ctx is kept. */
-int lr_node_send_request(logrep_node *n, lr_peer *p, int kind, void *ctx, int64_t now_ms);
+/* The partition a client names (len bytes at p, not NUL-terminated);
+ * NULL when not hosted, or a name no client topic has. */
+lr_npart *lr_part_named(logrep_node *n, const char *p, int32_t len, int32_t index);
+/* The topic a client names, or NULL. */
+const lr_md_topic *lr_topic_named(logrep_node *n, const char *p, int32_t len);
+/* INVALID_TOPIC_EXCEPTION for a name no topic can have or that would
+ * collide with an existing one, else 0. */
+int16_t lr_bad_name_error(logrep_node *n, const char *p, int32_t len);
+/* The error for a partition this node does not host. */
+int16_t lr_missing_part_error(logrep_node *n, const char *p, int32_t len, int32_t index);
+/* Brings hosted partitions in line with the image: closes those of deleted
+ * topics, opens newly assigned ones (a bounded number per call), applies
+ * configs and leadership. Sets md.apply_retry when work is left. */
+void lr_parts_apply(logrep_node *n, int64_t now_ms);
+/* Ticks every partition and its log; retention when due. */
+void lr_parts_tick(logrep_node *n, int64_t now_ms, int64_t *next);
+/* The earliest deadline of a partition's replica state (after the tick). */
+int64_t lr_parts_deadline(const logrep_node *n, int64_t now_ms);
+void lr_parts_free(logrep_node *n, int abandon);
 
-/* ---- handlers.c: client and peer requests ---- */
-/* n->req holds the decoded request; frame is its bytes (kept by requests
- * that wait or are forwarded). */
-int lr_handle_request(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t flen,
-                      int64_t now_ms);
-void lr_deferred_poll(logrep_node *n, int64_t now_ms, int force);
-/* The earliest parked request's deadline (fetch max wait, admin timeout);
- * now_ms when a produce is ready to answer; INT64_MAX when none. */
-/* Records that partition p's data, HW or leadership changed (NULL: any
- * partition), so parked fetches on it run again. */
-void lr_node_part_changed(logrep_node *n, lr_npart *p);
-/* The same for the controller's metadata log. */
-void lr_node_metadata_changed(logrep_node *n);
-int64_t lr_deferred_deadline(const logrep_node *n, int64_t now_ms);
-/* Moves p's produce completions into the deferred requests awaiting them. */
-void lr_deferred_collect(logrep_node *n, lr_npart *p);
-void lr_deferred_drop_conn(logrep_node *n, lr_conn *c);
-void lr_deferred_free_all(logrep_node *n);
+/* ---- mdfollow.c: the metadata log, followed ---- */
+/* 1 when id is KRaft's metadata topic id. */
+int lr_is_metadata_topic(const uint8_t id[16]);
+void lr_md_follow_tick(logrep_node *n, int64_t now_ms);
+int64_t lr_md_follow_deadline(const logrep_node *n, int64_t now_ms);
 
-/* ---- broker.c: metadata, registration, replica fetching ---- */
-void lr_broker_tick(logrep_node *n, int64_t now_ms);
-/* When the broker role next has timed work (heartbeat, metadata fetch,
- * registration, replica fetches); INT64_MAX when none. */
-int64_t lr_broker_deadline(logrep_node *n, int64_t now_ms);
-int lr_broker_response(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_ms);
-void lr_broker_request_failed(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_ms);
-int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms);
+/* ---- lifecycle.c ---- */
+/* The controller's control-channel peer (NULL when out of memory). */
+lr_peer *lr_life_controller(logrep_node *n);
+/* Registers, heartbeats, finishes a controlled shutdown; 1 once the broker
+ * is registered (the rest of the broker may run). */
+int lr_life_tick(logrep_node *n, int64_t now_ms);
+int64_t lr_life_deadline(const logrep_node *n, int64_t now_ms);
+
+/* ---- fetcher.c ---- */
+void lr_fetcher_tick(logrep_node *n, int64_t now_ms);
+int64_t lr_fetcher_deadline(const logrep_node *n, int64_t now_ms);
+
+/* ---- producer_ids.c ---- */
+int lr_api_init_producer_id(logrep_node *n, const lr_req *r);
 
 /* ---- topicdirs.c: retiring partition directories ---- */
 /* Renames log_dir/<topic>-<index> to its -delete name (id: the deleted
@@ -244,12 +239,35 @@ int lr_dirs_retire(logrep_node *n, const char *topic, int32_t index, const uint8
 /* Removes retired directories that are due; on the first call schedules
  * those a previous run left behind. */
 void lr_dirs_tick(logrep_node *n, int64_t now_ms);
+int64_t lr_dirs_deadline(const logrep_node *n, int64_t now_ms);
 /* Retires every partition directory this node does not host; sets
  * strays_scanned when done. Call only with every assigned part open. */
 void lr_dirs_scan_strays(logrep_node *n, int64_t now_ms);
 void lr_dirs_free(logrep_node *n);
 
-/* ---- control.c: the controller role ---- */
+/* ---- api_*.c, configs.c: the broker's APIs ---- */
+int lr_api_versions(logrep_node *n, const lr_req *r);
+int lr_api_metadata(logrep_node *n, const lr_req *r);
+int lr_api_find_coordinator(logrep_node *n, const lr_req *r);
+int lr_api_produce(logrep_node *n, const lr_req *r);
+/* Moves every partition's produce completions into the parked produces. */
+void lr_produce_collect(logrep_node *n);
+/* Moves p's (before p is closed). */
+void lr_produce_collect_part(logrep_node *n, lr_npart *p);
+int lr_api_fetch(logrep_node *n, const lr_req *r);
+int lr_api_list_offsets(logrep_node *n, const lr_req *r);
+int lr_api_epoch_end(logrep_node *n, const lr_req *r);
+int lr_api_describe_configs(logrep_node *n, const lr_req *r);
+/* CreateTopics/DeleteTopics on a broker: forwarded to the controller. */
+int lr_api_forward_admin(logrep_node *n, const lr_req *r);
+/* Asks the controller to create a topic (auto-creation); AGAIN when it
+ * cannot be asked now. */
+int lr_admin_create_topic(logrep_node *n, const char *name, int32_t partitions, int16_t rf,
+                          int64_t now_ms);
+/* Sets the ApiKeys of r->resp to what r->conn is served. */
+int lr_fill_api_versions(logrep_node *n, const lr_req *r);
+
+/* ---- ctl_role.c: the controller role ---- */
 int lr_nctl_new(logrep_node *n, int64_t now_ms);
 /* Closes the role; abandon: write nothing (a crash, or a stopped role). */
 void lr_nctl_free(logrep_node *n, int abandon);
@@ -257,31 +275,10 @@ void lr_nctl_free(logrep_node *n, int abandon);
 int64_t lr_nctl_tick(logrep_node *n, int64_t now_ms);
 /* Controller counters into the node's stats. */
 void lr_nctl_stats(const logrep_node *n, logrep_node_stats *out);
-/* Handles a controller API request in n->req; 1 if handled (answered or
- * failed), 0 when it is not a controller request. */
-int lr_nctl_handle(logrep_node *n, lr_conn *c, int64_t now_ms, int *err);
-/* The controller state machine, and a result as a wire error code. */
+/* The controller state machine (the role must be up), with the time of
+ * the event being handled set for its records. */
 struct lr_ctl *lr_nctl_ctl(logrep_node *n);
-int16_t lr_nctl_code(int err);
-/* ---- listener.c: what each listener serves ---- */
-enum { LR_ROLE_BROKER = 1, LR_ROLE_CONTROLLER = 2 };
-/* LR_ROLE_* whose APIs connection c is served. */
-int lr_node_conn_roles(const logrep_node *n, const lr_conn *c);
-/* 1 when api is served on c (else Kafka closes the connection). */
-int lr_node_serves(const logrep_node *n, const lr_conn *c, int api);
-/* Sets the ApiKeys of the ApiVersions response in n->resp to what c is served. */
-int lr_node_fill_api_versions(logrep_node *n, const lr_conn *c);
-/* 1 when a ClusterId a peer sent is this cluster's, or was not sent. */
-int lr_node_cluster_id_ok(const logrep_node *n, const char *p, int32_t len);
-/* ---- configs.c: DescribeConfigs ---- */
-int lr_handle_describe_configs(logrep_node *n, lr_conn *c);
-struct lr_ctl_config;
-/* CreateTopics v5+: every topic config of a topic created with overrides
- * cfg, with its effective value and source, into rt's Configs. */
-int lr_create_topic_configs(logrep_node *n, logrep_struct *rt, const struct lr_ctl_config *cfg,
-                            size_t n_cfg);
-/* ---- admin.c: CreateTopics on the controller ---- */
-int lr_nctl_create_topics(logrep_node *n, lr_conn *c);
+struct lr_ctl *lr_nctl_at(logrep_node *n, int64_t now_ms);
 /* Metadata log fetch for the Fetch handler. */
 logrep_err lr_nctl_fetch_metadata(logrep_node *n, int64_t offset, uint64_t max_bytes,
                                   logrep_log_slice *slice, int64_t *hw, int64_t *log_start);
@@ -294,13 +291,18 @@ int lr_nctl_failed(const logrep_node *n);
  * would; 0, NOT_CONTROLLER or the controller's error. */
 int lr_nctl_set_topic_config(logrep_node *n, const char *topic, const char *name,
                              const char *value);
-/* 1 when id is KRaft's metadata topic id. */
-int lr_is_metadata_topic(const uint8_t id[16]);
-int lr_node_forward_admin(logrep_node *n, const uint8_t *frame, size_t len, void *d,
-                          int64_t now_ms);
-int lr_node_forward_create(logrep_node *n, const char *name, int32_t partitions, int16_t rf,
-                           int64_t now_ms);
-int lr_node_take_producer_id(logrep_node *n, int64_t now_ms, int64_t *pid);
-void lr_node_admin_done(logrep_node *n, void *ctx, int64_t now_ms);
+
+/* ---- ctl_api.c, ctl_create.c: the controller's APIs ---- */
+int lr_ctl_api_registration(logrep_node *n, const lr_req *r);
+int lr_ctl_api_heartbeat(logrep_node *n, const lr_req *r);
+int lr_ctl_api_alter_partition(logrep_node *n, const lr_req *r);
+int lr_ctl_api_delete_topics(logrep_node *n, const lr_req *r);
+int lr_ctl_api_allocate_pids(logrep_node *n, const lr_req *r);
+int lr_ctl_api_create_topics(logrep_node *n, const lr_req *r);
+struct lr_ctl_config;
+/* CreateTopics v5+: every topic config of a topic created with overrides
+ * cfg, with its effective value and source, into rt's Configs. */
+int lr_create_topic_configs(logrep_node *n, logrep_struct *rt, const struct lr_ctl_config *cfg,
+                            size_t n_cfg);
 
 #endif

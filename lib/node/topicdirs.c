@@ -64,24 +64,24 @@ static int ends_with(const char *s, const char *suffix)
 
 static int schedule(logrep_node *n, const char *name, int64_t due_ms)
 {
-    for (size_t i = 0; i < n->n_retired; i++)
-        if (strcmp(n->retired[i].name, name) == 0)
+    for (size_t i = 0; i < n->dirs.n; i++)
+        if (strcmp(n->dirs.v[i].name, name) == 0)
             return 0;
-    if (n->n_retired == n->cap_retired) {
-        size_t ncap = n->cap_retired ? n->cap_retired * 2 : 8;
-        lr_retired *nv = lr_realloc(&n->alloc, n->retired, n->cap_retired * sizeof *nv,
+    if (n->dirs.n == n->dirs.cap) {
+        size_t ncap = n->dirs.cap ? n->dirs.cap * 2 : 8;
+        lr_retired *nv = lr_realloc(&n->alloc, n->dirs.v, n->dirs.cap * sizeof *nv,
                                     ncap * sizeof *nv);
         if (!nv)
             return LOGREP_ERR__NOMEM;
-        n->retired = nv;
-        n->cap_retired = ncap;
+        n->dirs.v = nv;
+        n->dirs.cap = ncap;
     }
     char *copy = lr_strdup(&n->alloc, name);
     if (!copy)
         return LOGREP_ERR__NOMEM;
-    n->retired[n->n_retired].name = copy;
-    n->retired[n->n_retired].due_ms = due_ms;
-    n->n_retired++;
+    n->dirs.v[n->dirs.n].name = copy;
+    n->dirs.v[n->dirs.n].due_ms = due_ms;
+    n->dirs.n++;
     return 0;
 }
 
@@ -152,35 +152,35 @@ static int remove_dir(logrep_node *n, const char *name)
 
 void lr_dirs_tick(logrep_node *n, int64_t now_ms)
 {
-    if (!n->dirs_scanned) {
+    if (!n->dirs.scanned) {
         /* Retired before the last stop: finish the job. */
         name_list l;
         if (list_dir(n, n->log_dir, &l) == 0) {
-            n->dirs_scanned = 1;
+            n->dirs.scanned = 1;
             int64_t due = now_ms + lr_conf_int(n->conf, LR_CONF_FILE_DELETE_DELAY_MS);
             for (size_t i = 0; i < l.len; i++)
                 if ((ends_with(l.v[i], "-delete") || ends_with(l.v[i], "-stray")) &&
                     schedule(n, l.v[i], due) != 0)
-                    n->dirs_scanned = 0;
+                    n->dirs.scanned = 0;
         }
         list_free(&l);
     }
-    for (size_t i = 0; i < n->n_retired;) {
-        if (now_ms < n->retired[i].due_ms || remove_dir(n, n->retired[i].name) != 0) {
+    for (size_t i = 0; i < n->dirs.n;) {
+        if (now_ms < n->dirs.v[i].due_ms || remove_dir(n, n->dirs.v[i].name) != 0) {
             i++; /* not yet, or a storage error: again next tick */
             continue;
         }
-        LR_LOG(&n->logger, LOGREP_LOG_INFO, "node", "removed %s", n->retired[i].name);
-        lr_strfree(&n->alloc, n->retired[i].name);
-        n->retired[i] = n->retired[--n->n_retired];
+        LR_LOG(&n->logger, LOGREP_LOG_INFO, "node", "removed %s", n->dirs.v[i].name);
+        lr_strfree(&n->alloc, n->dirs.v[i].name);
+        n->dirs.v[i] = n->dirs.v[--n->dirs.n];
     }
 }
 
 void lr_dirs_free(logrep_node *n)
 {
-    for (size_t i = 0; i < n->n_retired; i++)
-        lr_strfree(&n->alloc, n->retired[i].name);
-    lr_free(&n->alloc, n->retired, n->cap_retired * sizeof *n->retired);
+    for (size_t i = 0; i < n->dirs.n; i++)
+        lr_strfree(&n->alloc, n->dirs.v[i].name);
+    lr_free(&n->alloc, n->dirs.v, n->dirs.cap * sizeof *n->dirs.v);
 }
 
 /* Splits "<topic>-<partition>" (a live partition directory's name). */
@@ -226,5 +226,16 @@ void lr_dirs_scan_strays(logrep_node *n, int64_t now_ms)
     }
     list_free(&l);
     if (!err)
-        n->strays_scanned = 1;
+        n->dirs.strays_scanned = 1;
+}
+
+int64_t lr_dirs_deadline(const logrep_node *n, int64_t now_ms)
+{
+    int64_t next = n->dirs.scanned ? INT64_MAX : now_ms + 100; /* the listing failed: retry */
+    for (size_t i = 0; i < n->dirs.n; i++) {
+        int64_t t = n->dirs.v[i].due_ms > now_ms ? n->dirs.v[i].due_ms : now_ms + 100;
+        if (t < next)
+            next = t;
+    }
+    return next;
 }

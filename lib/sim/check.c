@@ -305,7 +305,7 @@ static int registered_now(logrep_sim *s, int32_t id)
     logrep_node *c = s->node[s->ctl], *n = s->node[id];
     const lr_md_image *img = c ? lr_nctl_image(c) : NULL;
     const lr_md_broker *b = img ? lr_md_broker_get(img, id) : NULL;
-    return n && b && n->broker_epoch >= 0 && b->epoch == n->broker_epoch;
+    return n && b && n->life.broker_epoch >= 0 && b->epoch == n->life.broker_epoch;
 }
 
 static void check_controller(logrep_sim *s, int32_t part, const lr_md_partition *mp)

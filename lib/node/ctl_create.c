@@ -171,10 +171,11 @@ static int mark_duplicates(logrep_node *n, ct_topic *ts, int32_t nt)
     return 0;
 }
 
-static int answer(logrep_node *n, logrep_struct *rt, const ct_topic *t, const uint8_t id[16])
+static int answer(logrep_node *n, const lr_req *r, logrep_struct *rt, const ct_topic *t,
+                  const uint8_t id[16])
 {
     lr_f_set_str(rt, LR_FN_Name, t->name, (int32_t)strlen(t->name));
-    lr_f_set_int(rt, LR_FN_ErrorCode, lr_nctl_code(t->err));
+    lr_f_set_int(rt, LR_FN_ErrorCode, lr_wire_code(t->err));
     logrep_struct_set_uuid(rt, lr_fid(rt, LR_FN_TopicId), id);
     if (t->err) {
         const char *msg = t->why[0] ? t->why : logrep_err_str(t->err);
@@ -186,7 +187,7 @@ static int answer(logrep_node *n, logrep_struct *rt, const ct_topic *t, const ui
     lr_f_set_int(rt, LR_FN_NumPartitions, t->np);
     lr_f_set_int(rt, LR_FN_ReplicationFactor, t->rf);
     /* v5+: the topic's configs as created (also for validate_only). */
-    if (logrep_msg_version(n->resp) >= 5)
+    if (logrep_msg_version(r->resp) >= 5)
         return lr_create_topic_configs(n, rt, t->req.configs, t->req.n_configs);
     return 0;
 }
@@ -194,11 +195,11 @@ static int answer(logrep_node *n, logrep_struct *rt, const ct_topic *t, const ui
 /* More topics than the record bound: every one that could be created
  * writes two records at least, so the request cannot pass; refused before
  * any per-topic state is allocated. */
-static int refuse_all(logrep_node *n, lr_conn *c, logrep_struct *rq, int32_t nt)
+static int refuse_all(logrep_node *n, const lr_req *r, logrep_struct *rq, int32_t nt)
 {
     static const char msg[] = "Unable to perform excessively large batch operation";
-    int err = logrep_msg_init_response_to(n->resp, n->req);
-    logrep_struct *rs = err ? NULL : logrep_msg_root(n->resp);
+    int err = lr_req_init(r);
+    logrep_struct *rs = err ? NULL : logrep_msg_root(r->resp);
     if (rs)
         err = lr_f_set_count(rs, LR_FN_Topics, nt);
     for (int32_t i = 0; !err && i < nt; i++) {
@@ -212,19 +213,19 @@ static int refuse_all(logrep_node *n, lr_conn *c, logrep_struct *rq, int32_t nt)
         lr_f_set_int(rt, LR_FN_NumPartitions, -1);
         lr_f_set_int(rt, LR_FN_ReplicationFactor, -1);
     }
-    return err ? err : lr_node_respond(n, c);
+    return err ? err : lr_req_answer(n, r);
 }
 
-int lr_nctl_create_topics(logrep_node *n, lr_conn *c)
+int lr_ctl_api_create_topics(logrep_node *n, const lr_req *r)
 {
     struct lr_ctl *ctl = lr_nctl_ctl(n);
-    logrep_struct *rq = logrep_msg_root(n->req);
+    logrep_struct *rq = logrep_msg_root(r->msg);
     int validate_only = (int)lr_f_int(rq, LR_FN_validateOnly);
     int32_t nt = lr_f_count(rq, LR_FN_Topics);
     if (nt < 0)
         nt = 0;
     if (nt > LR_MAX_RECORDS_PER_OP)
-        return refuse_all(n, c, rq, nt);
+        return refuse_all(n, r, rq, nt);
     ct_topic *ts = lr_calloc(&n->alloc, nt ? (size_t)nt : 1, sizeof *ts);
     if (!ts)
         return LOGREP_ERR__NOMEM;
@@ -251,8 +252,8 @@ int lr_nctl_create_topics(logrep_node *n, lr_conn *c)
             set_err(&ts[i], LOGREP_ERR_POLICY_VIOLATION,
                     "Unable to perform excessively large batch operation");
     if (!err)
-        err = logrep_msg_init_response_to(n->resp, n->req);
-    logrep_struct *rs = err ? NULL : logrep_msg_root(n->resp);
+        err = lr_req_init(r);
+    logrep_struct *rs = err ? NULL : logrep_msg_root(r->resp);
     if (rs)
         err = lr_f_set_count(rs, LR_FN_Topics, nt);
     for (int32_t i = 0; !err && i < nt; i++) {
@@ -263,12 +264,12 @@ int lr_nctl_create_topics(logrep_node *n, lr_conn *c)
             if (t->err < 0 && t->err != LOGREP_ERR__INVALID_ARG)
                 err = t->err;
         }
-        int aerr = answer(n, lr_f_elem(rs, LR_FN_Topics, i), t, id);
+        int aerr = answer(n, r, lr_f_elem(rs, LR_FN_Topics, i), t, id);
         if (aerr)
             err = aerr;
     }
     for (int32_t i = 0; i < nt; i++)
         free_topic(n, &ts[i]);
     lr_free(&n->alloc, ts, (nt ? (size_t)nt : 1) * sizeof *ts);
-    return err ? err : lr_node_respond(n, c);
+    return err ? err : lr_req_answer(n, r);
 }

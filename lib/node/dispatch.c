@@ -1,0 +1,120 @@
+/* Request dispatch: which APIs the node implements, on which listener
+ * each is served (the controller's only on a controller listener, as
+ * Kafka separates them; a connection whose listener the host never named
+ * is served both), and which handler answers it: the controller's when
+ * this node holds the role and has one, else the broker's. ApiVersions
+ * advertises exactly the served set. */
+#include <string.h>
+
+#include "node/node_int.h"
+
+typedef int (*lr_handler)(logrep_node *n, const lr_req *r);
+
+static const struct {
+    int16_t api;
+    int8_t roles;
+    lr_handler broker;     /* NULL: the controller's only */
+    lr_handler controller; /* NULL: the broker's only */
+} served[] = {
+    {LOGREP_API_PRODUCE, LR_ROLE_BROKER, lr_api_produce, NULL},
+    {LOGREP_API_FETCH, LR_ROLE_BROKER | LR_ROLE_CONTROLLER, lr_api_fetch, NULL},
+    {LOGREP_API_LIST_OFFSETS, LR_ROLE_BROKER, lr_api_list_offsets, NULL},
+    {LOGREP_API_METADATA, LR_ROLE_BROKER, lr_api_metadata, NULL},
+    {LOGREP_API_FIND_COORDINATOR, LR_ROLE_BROKER, lr_api_find_coordinator, NULL},
+    {LOGREP_API_API_VERSIONS, LR_ROLE_BROKER | LR_ROLE_CONTROLLER, lr_api_versions, NULL},
+    {LOGREP_API_CREATE_TOPICS, LR_ROLE_BROKER | LR_ROLE_CONTROLLER, lr_api_forward_admin,
+     lr_ctl_api_create_topics},
+    {LOGREP_API_DELETE_TOPICS, LR_ROLE_BROKER | LR_ROLE_CONTROLLER, lr_api_forward_admin,
+     lr_ctl_api_delete_topics},
+    {LOGREP_API_INIT_PRODUCER_ID, LR_ROLE_BROKER, lr_api_init_producer_id, NULL},
+    {LOGREP_API_OFFSET_FOR_LEADER_EPOCH, LR_ROLE_BROKER, lr_api_epoch_end, NULL},
+    {LOGREP_API_DESCRIBE_CONFIGS, LR_ROLE_BROKER, lr_api_describe_configs, NULL},
+    {LOGREP_API_ALTER_PARTITION, LR_ROLE_CONTROLLER, NULL, lr_ctl_api_alter_partition},
+    {LOGREP_API_BROKER_REGISTRATION, LR_ROLE_CONTROLLER, NULL, lr_ctl_api_registration},
+    {LOGREP_API_BROKER_HEARTBEAT, LR_ROLE_CONTROLLER, NULL, lr_ctl_api_heartbeat},
+    {LOGREP_API_ALLOCATE_PRODUCER_IDS, LR_ROLE_CONTROLLER, NULL, lr_ctl_api_allocate_pids},
+};
+
+#define NSERVED (sizeof served / sizeof served[0])
+
+int lr_node_conn_roles(const logrep_node *n, const lr_conn *c)
+{
+    int roles = (n->is_broker ? LR_ROLE_BROKER : 0) | (n->ctl ? LR_ROLE_CONTROLLER : 0);
+    if (c->listener == LR_LISTENER_CLIENT)
+        roles &= LR_ROLE_BROKER;
+    else if (c->listener == LR_LISTENER_CONTROLLER)
+        roles &= LR_ROLE_CONTROLLER;
+    return roles;
+}
+
+static int find(int api)
+{
+    for (size_t i = 0; i < NSERVED; i++)
+        if (served[i].api == api)
+            return (int)i;
+    return -1;
+}
+
+int lr_node_serves(const logrep_node *n, const lr_conn *c, int api)
+{
+    int i = find(api);
+    return i >= 0 && (served[i].roles & lr_node_conn_roles(n, c)) != 0;
+}
+
+int lr_fill_api_versions(logrep_node *n, const lr_req *r)
+{
+    logrep_struct *root = logrep_msg_root(r->resp);
+    int keys = lr_fid(root, LR_FN_ApiKeys);
+    int32_t k = 0;
+    for (size_t i = 0; i < NSERVED; i++)
+        k += lr_node_serves(n, r->conn, served[i].api) && logrep_proto_api(served[i].api);
+    int err = logrep_struct_set_count(root, keys, k);
+    k = 0;
+    for (size_t i = 0; !err && i < NSERVED; i++) {
+        const logrep_api_range *ar = logrep_proto_api(served[i].api);
+        if (!ar || !lr_node_serves(n, r->conn, served[i].api))
+            continue;
+        logrep_struct *e = logrep_struct_elem(root, keys, k++);
+        lr_f_set_int(e, LR_FN_ApiKey, ar->api_key);
+        lr_f_set_int(e, LR_FN_MinVersion, ar->min_version);
+        lr_f_set_int(e, LR_FN_MaxVersion, ar->max_version);
+    }
+    return err;
+}
+
+int lr_req_init(const lr_req *r)
+{
+    return logrep_msg_init_response_to(r->resp, r->msg);
+}
+
+int lr_req_answer(logrep_node *n, const lr_req *r)
+{
+    lr_slot *s = lr_conn_slot(n, r->conn);
+    return s ? lr_conn_finish(n, r->conn, s, r->resp) : LOGREP_ERR__NOMEM;
+}
+
+int16_t lr_wire_code(int err)
+{
+    if (err > 0)
+        return (int16_t)err;
+    return err ? LOGREP_ERR_UNKNOWN_SERVER_ERROR : 0;
+}
+
+int lr_dispatch(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t flen, int64_t now_ms)
+{
+    int api = logrep_msg_api_key(n->req);
+    int i = find(api);
+    lr_req r = {c, n->req, n->resp, frame, flen, lr_node_conn_roles(n, c), now_ms};
+    if (i < 0 || !(served[i].roles & r.roles)) {
+        /* Not implemented, or not on this listener: Kafka closes. */
+        LR_LOG(&n->logger, LOGREP_LOG_INFO, "node", "%s v%d not served on this listener",
+               logrep_proto_api_name(api), logrep_msg_version(n->req));
+        return LOGREP_ERR__CORRUPT;
+    }
+    lr_handler h = n->ctl && served[i].controller ? served[i].controller : served[i].broker;
+    if (!h)
+        return LOGREP_ERR__CORRUPT;
+    if (h == served[i].controller)
+        lr_nctl_at(n, now_ms); /* the time its records carry */
+    return h(n, &r);
+}
