@@ -30,10 +30,9 @@ static void free_results(logrep_node *n, presult *r, int32_t nr)
 }
 
 /* Builds the produce response from the results. */
-static int produce_response(logrep_node *n, logrep_msg *resp, int16_t version, int32_t corr,
-                            presult *r, int32_t nr)
+static int produce_response(logrep_msg *resp, int16_t version, int32_t corr, presult *r,
+                            int32_t nr)
 {
-    (void)n;
     int err = logrep_msg_init_response(resp, LOGREP_API_PRODUCE, version, corr);
     if (err)
         return err;
@@ -95,7 +94,7 @@ static int pp_poll(logrep_node *n, lr_parked *d, int64_t now_ms)
     parked_produce *pp = (parked_produce *)d;
     if (pp->outstanding > 0)
         return 0;
-    if (produce_response(n, n->resp, d->version, d->correlation_id, pp->results,
+    if (produce_response(n->resp, d->version, d->correlation_id, pp->results,
                          pp->n_results) == 0)
         lr_conn_finish(n, d->conn, d->slot, n->resp);
     else
@@ -224,7 +223,7 @@ int lr_api_produce(logrep_node *n, const lr_req *r)
         pp->outstanding = parked;
         return 0; /* answered from the park, at once when nothing waits */
     }
-    int err = produce_response(n, r->resp, (int16_t)logrep_msg_version(r->msg),
+    int err = produce_response(r->resp, (int16_t)logrep_msg_version(r->msg),
                                logrep_msg_correlation_id(r->msg), res, total);
     if (!err)
         err = lr_req_answer(n, r);

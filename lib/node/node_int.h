@@ -1,5 +1,5 @@
 /* Node internals: the node handle, made of one sub-struct per concern,
- * each owned by one file of lib/node (docs/broker.md, "The node's files").
+ * each owned by one file of lib/node (docs/node.md).
  *
  *   node.c         the handle: create, free, the event entry points, tick
  *   conn.c         inbound connections, responses in request order
