@@ -45,11 +45,16 @@ BASE_CFLAGS := $(STD) $(WARN) $(INC) $(DEPS_CFLAGS)
 LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -DLOGREP_BUILDING $(CFLAGS)
 
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-SAN_CFLAGS := $(BASE_CFLAGS) -fvisibility=hidden -DLOGREP_BUILDING -O1 -g $(SAN)
+# Test builds (the sanitized library the tests link, and the optimised one
+# the soak links) compile the test-only hooks in: -DLOGREP_TEST, as SQLite
+# keeps its behind SQLITE_TEST. The release library has none of them.
+TEST_DEFS := -DLOGREP_TEST
+SAN_CFLAGS := $(BASE_CFLAGS) -fvisibility=hidden -DLOGREP_BUILDING $(TEST_DEFS) -O1 -g $(SAN)
 
 LIB_SRCS := $(sort $(wildcard lib/*/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 SAN_OBJS := $(LIB_SRCS:%.c=$(B)/asan/%.o)
+SOAK_OBJS := $(LIB_SRCS:%.c=$(B)/soakobj/%.o)
 GEN_HDRS := $(B)/gen/err_table.h $(B)/gen/field_names.h
 
 TOOL_SRCS := $(sort $(wildcard tools/logrep/*.c))
@@ -89,6 +94,10 @@ $(B)/asan/%.o: %.c $(GEN_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(SAN_CFLAGS) -I$(B)/gen -MMD -MP -c $< -o $@
 
+$(B)/soakobj/%.o: %.c $(GEN_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) $(TEST_DEFS) -I$(B)/gen -MMD -MP -c $< -o $@
+
 $(STATIC_LIB): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
@@ -101,6 +110,11 @@ $(B)/liblogrep.so: $(SHARED_LIB)
 	ln -sf $(SONAME) $@
 
 $(B)/asan/liblogrep.a: $(SAN_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/soak/liblogrep_test.a: $(SOAK_OBJS)
+	@mkdir -p $(@D)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -117,7 +131,9 @@ check-symbols: $(B)/liblogrep.so $(STATIC_LIB)
 	if [ -n "$$bad" ]; then echo "unexpected exported symbols:"; echo "$$bad"; exit 1; fi
 	@bad=$$(nm -g --defined-only $(STATIC_LIB) | awk 'NF==3 {print $$3}' | grep -Ev '^(logrep_|lr_)' || true); \
 	if [ -n "$$bad" ]; then echo "unprefixed global symbols in liblogrep.a:"; echo "$$bad"; exit 1; fi
-	@echo "symbols: ok ($$(nm -D --defined-only $(SHARED_LIB) | awk 'NF==3' | wc -l) exported)"
+	@if nm $(STATIC_LIB) | grep -q lr_partition_set_bug || grep -q 'logrep\.sim\.bug' $(SHARED_LIB); then \
+	  echo "test-only hooks (LOGREP_TEST) in the release library"; exit 1; fi
+	@echo "symbols: ok ($$(nm -D --defined-only $(SHARED_LIB) | awk 'NF==3' | wc -l) exported, no test hooks)"
 
 check-layering:
 	@sh tools/check_layering.sh
@@ -209,7 +225,7 @@ $(B)/test/broker_storage.o: examples/broker/storage.c examples/broker/broker.h
 
 $(B)/test/logrep_test: $(TEST_SRCS) $(wildcard test/*.h test/lib/*.h) $(B)/test/broker_storage.o $(B)/asan/liblogrep.a
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) -I$(B)/gen -Itest -Iexamples/broker $(TEST_CFLAGS_PKG) -O1 -g $(SAN) \
+	$(CC) $(BASE_CFLAGS) $(TEST_DEFS) -I$(B)/gen -Itest -Iexamples/broker $(TEST_CFLAGS_PKG) -O1 -g $(SAN) \
 	    -DLOGREP_SRCDIR='"$(CURDIR)"' -DLOGREP_BUILDDIR='"$(CURDIR)/$(B)"' \
 	    $(TEST_SRCS) $(B)/test/broker_storage.o -o $@ $(B)/asan/liblogrep.a $(TEST_LIBS_PKG) $(DEPS_LIBS) -lm
 
@@ -256,9 +272,9 @@ bench: all $(BENCHES)
 # Ends with the line "N passed, M failed" (docs/simulator.md).
 SEEDS ?= 200
 
-$(B)/soak/sim_soak: test/test_sim_soak.c $(STATIC_LIB)
+$(B)/soak/sim_soak: test/test_sim_soak.c $(B)/soak/liblogrep_test.a
 	@mkdir -p $(@D)
-	$(CC) $(BENCH_CFLAGS) -DLOGREP_SIM_SOAK_MAIN $< -o $@ $(STATIC_LIB) $(DEPS_LIBS) -lm
+	$(CC) $(BENCH_CFLAGS) $(TEST_DEFS) -DLOGREP_SIM_SOAK_MAIN $< -o $@ $(B)/soak/liblogrep_test.a $(DEPS_LIBS) -lm
 
 soak: $(B)/soak/sim_soak
 	@LOGREP_SIM_BUG='$(LOGREP_SIM_BUG)' $(B)/soak/sim_soak $(SEEDS)
@@ -313,4 +329,4 @@ uninstall:
 clean:
 	rm -rf $(B)
 
--include $(LIB_OBJS:.o=.d) $(SAN_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(SAN_OBJS:.o=.d) $(SOAK_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)

@@ -40,7 +40,7 @@ typedef struct logrep_sim_conf {
     int32_t min_isr;             /**< default 2 (capped at the RF) */
     int32_t unclean;             /**< unclean.leader.election.enable */
     int32_t elr_disabled;        /**< eligible.leader.replicas.enable=false */
-    const char *bug;             /**< logrep.sim.bug for every broker, NULL/"" none */
+    const char *bug;             /**< a deliberate bug in every broker ("hw-ignores-isr", "no-truncate"), NULL/"" none; a library built without LOGREP_TEST (a release build) fails to start the nodes with LOGREP_ERR__UNSUPPORTED */
     int64_t lag_max_ms;          /**< replica.lag.time.max.ms, default 1000 */
     int64_t session_timeout_ms;  /**< broker.session.timeout.ms, default 1500 */
     int32_t trace_lines;         /**< trace ring capacity, default 8192 */

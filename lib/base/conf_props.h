@@ -125,5 +125,7 @@ LR_CONF_PROP(LOG_DIRS, "log.dirs", LR_CONF_STR, 0, 0, 0, "kraft-logs", NULL,
     "Directory (in the storage) holding the partition directories.")
 LR_CONF_PROP(CLUSTER_ID, "logrep.cluster.id", LR_CONF_STR, 0, 0, 0, "logrep-cluster", NULL,
     "Cluster id reported in Metadata and checked at broker registration.")
+#ifdef LOGREP_TEST /* test builds only: never a property of a release library */
 LR_CONF_PROP(SIM_BUG, "logrep.sim.bug", LR_CONF_STR, 0, 0, 0, "", "|hw-ignores-isr|no-truncate",
     "Simulation only: a deliberate replication bug in every partition this node opens, to show the simulator's checker finds it.")
+#endif

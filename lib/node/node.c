@@ -1,6 +1,7 @@
 /* The node handle: create and free, the host's events (requests,
  * responses, closes, ticks) handed to the concern that owns them, and
  * observability. node_int.h lists the node's files. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,27 +18,35 @@ static char *dup_conf_str(logrep_node *n, const char *name)
     return lr_strdup(&n->alloc, buf);
 }
 
-/* "id@host:port" (first voter). */
+/* "id@host:port": the one voter, until the controller is a quorum. */
 static int parse_voter(logrep_node *n, const char *v, char *err, size_t esz)
 {
+    if (strchr(v, ',')) {
+        snprintf(err, esz, "controller.quorum.voters: one voter is supported, got \"%s\"", v);
+        return LOGREP_ERR__INVALID_CONF;
+    }
     const char *at = strchr(v, '@');
     const char *colon = at ? strrchr(at, ':') : NULL;
     if (!at || !colon || colon == at + 1) {
         snprintf(err, esz, "controller.quorum.voters: expected id@host:port, got \"%s\"", v);
         return LOGREP_ERR__INVALID_CONF;
     }
-    n->ctl_id = atoi(v);
+    char *id_end, *end;
+    long id = strtol(v, &id_end, 10);
+    long port = strtol(colon + 1, &end, 10);
+    if (!isdigit((unsigned char)v[0]) || id_end != at || id > INT32_MAX || port < 1 ||
+        port > 65535 || *end) {
+        snprintf(err, esz, "controller.quorum.voters: expected id@host:port, got \"%s\"", v);
+        return LOGREP_ERR__INVALID_CONF;
+    }
+    n->ctl_id = (int32_t)id;
     size_t hl = (size_t)(colon - at - 1);
     n->ctl_host = lr_malloc(&n->alloc, hl + 1);
     if (!n->ctl_host)
         return LOGREP_ERR__NOMEM;
     memcpy(n->ctl_host, at + 1, hl);
     n->ctl_host[hl] = 0;
-    n->ctl_port = atoi(colon + 1);
-    if (strchr(colon, ',')) {
-        snprintf(err, esz, "controller.quorum.voters: one voter is supported");
-        return LOGREP_ERR__INVALID_CONF;
-    }
+    n->ctl_port = (int32_t)port;
     return 0;
 }
 

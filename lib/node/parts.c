@@ -245,11 +245,13 @@ static int open_part(logrep_node *n, const lr_md_topic *t, int32_t index, int64_
         logrep_log_close(log);
         return err ? err : LOGREP_ERR__NOMEM;
     }
+#ifdef LOGREP_TEST
     const char *bug = lr_conf_str(n->conf, LR_CONF_SIM_BUG);
     if (bug && strcmp(bug, "hw-ignores-isr") == 0)
         lr_partition_set_bug(p->rep, LR_BUG_HW_IGNORES_ISR);
     else if (bug && strcmp(bug, "no-truncate") == 0)
         lr_partition_set_bug(p->rep, LR_BUG_NO_TRUNCATE);
+#endif
     memcpy(p->topic_id, t->id, 16);
     p->index = index;
     p->seen_partition_epoch = -1;

@@ -30,7 +30,9 @@ struct lr_partition {
     lr_log logger;
     lr_part_conf conf;
     logrep_log *log;
-    int bug;
+#ifdef LOGREP_TEST
+    int bug; /* LR_BUG_* */
+#endif
 
     int role;
     int32_t leader;
@@ -157,13 +159,23 @@ static void complete_parked(lr_partition *p, logrep_err fail, int64_t now_ms)
 
 /* Leader HW per docs/replication.md 1.3: min LEO over the maximal ISR (and caught-up
  * non-ISR followers), frozen while the committed ISR is below min ISR. */
+#ifdef LOGREP_TEST
+void lr_partition_set_bug(lr_partition *p, int bug)
+{
+    p->bug = bug;
+}
+#define HAS_BUG(p, b) ((p)->bug == (b))
+#else
+#define HAS_BUG(p, b) ((void)(p), 0)
+#endif
+
 static void maybe_advance_hw(lr_partition *p, int64_t now_ms)
 {
     if (p->role != LR_ROLE_LEADER)
         return;
     int64_t leo = logrep_log_end_offset(p->log);
     int64_t cand = leo;
-    if (p->bug != LR_BUG_HW_IGNORES_ISR) {
+    if (!HAS_BUG(p, LR_BUG_HW_IGNORES_ISR)) {
         if (p->n_isr < effective_min_isr(p))
             return;
         for (int32_t i = 0; i < p->n_followers; i++) {
@@ -282,10 +294,6 @@ int32_t lr_partition_sim_isr(const lr_partition *p, int32_t *ids, int64_t *leos,
     return n;
 }
 
-void lr_partition_set_bug(lr_partition *p, int bug)
-{
-    p->bug = bug;
-}
 
 static void clamp_hw(lr_partition *p)
 {
@@ -616,7 +624,7 @@ int lr_partition_follower_fetch(lr_partition *p, lr_follower_fetch *out)
         return LOGREP_ERR__AGAIN;
     out->leader = p->leader;
     out->current_leader_epoch = p->leader_epoch;
-    out->last_fetched_epoch = p->bug == LR_BUG_NO_TRUNCATE ? -1 : logrep_log_latest_epoch(p->log);
+    out->last_fetched_epoch = HAS_BUG(p, LR_BUG_NO_TRUNCATE) ? -1 : logrep_log_latest_epoch(p->log);
     out->fetch_offset = logrep_log_end_offset(p->log);
     out->log_start_offset = logrep_log_start_offset(p->log);
     p->fetch_in_flight = 1;
@@ -690,7 +698,7 @@ int lr_partition_follower_response(lr_partition *p, const lr_follower_fetch *sen
     if (error)
         return 0; /* fenced, unknown epoch, not leader: wait for metadata */
     if (diverging_epoch >= 0 || diverging_end_offset >= 0) {
-        if (p->bug == LR_BUG_NO_TRUNCATE)
+        if (HAS_BUG(p, LR_BUG_NO_TRUNCATE))
             return 0;
         return truncate_for_divergence(p, diverging_epoch, diverging_end_offset);
     }

@@ -260,12 +260,15 @@ int lr_partition_role(const lr_partition *p);
  * (0 when not leader), at most cap filled. */
 int32_t lr_partition_sim_isr(const lr_partition *p, int32_t *ids, int64_t *leos, int32_t cap);
 
-/* Fault injection for checker validation (simulation only). */
+/* Fault injection for checker validation: test builds only (LOGREP_TEST,
+ * as the test and soak libraries are built), never in a release library. */
 enum {
     LR_BUG_NONE = 0,
     LR_BUG_HW_IGNORES_ISR = 1, /* leader advances HW to its own LEO */
     LR_BUG_NO_TRUNCATE = 2     /* followers ignore diverging epochs */
 };
+#ifdef LOGREP_TEST
 void lr_partition_set_bug(lr_partition *p, int bug);
+#endif
 
 #endif

@@ -475,8 +475,14 @@ static int start_node(logrep_sim *s, int32_t id)
     SET("broker.rack", buf);
     SET("segment.bytes", "65536");
     SET("file.delete.delay.ms", "3000"); /* retired directories go within a scenario */
-    if (s->conf.bug && *s->conf.bug)
+    if (s->conf.bug && *s->conf.bug) {
+#ifdef LOGREP_TEST
         SET("logrep.sim.bug", s->conf.bug);
+#else
+        e = LOGREP_ERR__UNSUPPORTED; /* the bugs exist in test builds only */
+        lr_sim_trace(s, "harness: bug %s needs a test build (LOGREP_TEST)", s->conf.bug);
+#endif
+    }
 #undef SET
     if (e) {
         logrep_conf_free(conf);
