@@ -120,30 +120,17 @@ static int heap_insert(logrep_sim *s, lr_sim_ev e)
     return 0;
 }
 
-static int push_served(logrep_sim *s, int64_t t, int kind, int32_t who, uint64_t end,
-                       const uint8_t *data, size_t len, const int32_t *served)
+static int push_ev(logrep_sim *s, int64_t t, int kind, int32_t who, lr_memnet_msg *m)
 {
-    lr_sim_ev e = {t, s->seq++, kind, who, end, 0, NULL, len, {0}};
-    for (int32_t p = 0; p < LR_SIM_MAXP; p++)
-        e.served[p] = served ? served[p] : -1;
+    lr_sim_ev e = {t, s->seq++, kind, who, 0, m};
     if (who >= 1 && who <= s->nn)
         e.inc = s->inc[who];
-    if (data) {
-        e.data = malloc(len ? len : 1);
-        if (!e.data)
-            return LOGREP_ERR__NOMEM;
-        memcpy(e.data, data, len);
-    }
-    int err = heap_insert(s, e);
-    if (err)
-        free(e.data);
-    return err;
+    return heap_insert(s, e);
 }
 
-int lr_sim_push(logrep_sim *s, int64_t t, int kind, int32_t who, uint64_t end, const uint8_t *data,
-                size_t len)
+int lr_sim_push(logrep_sim *s, int64_t t, int kind, int32_t who)
 {
-    return push_served(s, t, kind, who, end, data, len, NULL);
+    return push_ev(s, t, kind, who, NULL);
 }
 
 static lr_sim_ev pop(logrep_sim *s)
@@ -172,56 +159,12 @@ static lr_sim_ev pop(logrep_sim *s)
 
 /* ------------------------------------------------------------ network */
 
+/* The connections are a memnet's; the simulator owns delivery order: every
+ * message it raises comes here (net_hold) and waits in the event queue. */
+
 static int is_node(const logrep_sim *s, int32_t who)
 {
     return who >= 1 && who <= s->nn;
-}
-
-static uint64_t new_end(logrep_sim *s)
-{
-    if (s->nends == s->capends) {
-        size_t ncap = s->capends ? s->capends * 2 : 256;
-        lr_sim_end *ne = realloc(s->ends, ncap * sizeof *ne);
-        if (!ne)
-            return 0;
-        s->ends = ne;
-        s->capends = ncap;
-    }
-    if (s->nends == 0)
-        s->nends = 1; /* id 0 means none */
-    memset(&s->ends[s->nends], 0, sizeof s->ends[0]);
-    return s->nends++;
-}
-
-static uint64_t open_pair(logrep_sim *s, int32_t from, int32_t to)
-{
-    uint64_t a = new_end(s), b = a ? new_end(s) : 0;
-    if (!a || !b)
-        return 0;
-    s->ends[a] = (lr_sim_end){1, from, 0, b, 0};
-    s->ends[b] = (lr_sim_end){1, to, 1, a, 0};
-    return a;
-}
-
-static int end_ok(const logrep_sim *s, uint64_t e)
-{
-    return e > 0 && e < s->nends && s->ends[e].used;
-}
-
-/* Closes both ends; the peer's owner (and this end's owner when
- * notify_self) hear about it through a CLOSED event. */
-void lr_sim_close_end(logrep_sim *s, uint64_t e, int notify_self)
-{
-    if (!end_ok(s, e))
-        return;
-    uint64_t p = s->ends[e].peer;
-    s->ends[e].used = 0;
-    if (notify_self)
-        lr_sim_push(s, s->now + 1, EV_CLOSED, s->ends[e].owner, e, NULL, 0);
-    if (end_ok(s, p)) {
-        s->ends[p].used = 0;
-        lr_sim_push(s, s->now + 1, EV_CLOSED, s->ends[p].owner, p, NULL, 0);
-    }
 }
 
 static int32_t node_of(const logrep_sim *s, int32_t owner)
@@ -237,112 +180,102 @@ static int64_t latency(logrep_sim *s, int32_t from, int32_t to)
     return lo + (int64_t)lr_sim_rand(s, (uint64_t)(hi - lo + 1));
 }
 
-/* Schedules a frame from end e to its peer. Returns 0 or an error when
- * the connection is gone. */
-static int net_send(logrep_sim *s, uint64_t e, const uint8_t *buf, size_t len,
-                    const int32_t *served)
+void lr_sim_close_end(logrep_sim *s, uint64_t e, int notify_self)
 {
-    if (!end_ok(s, e))
-        return LOGREP_ERR__IO;
-    uint64_t p = s->ends[e].peer;
-    int32_t from = s->ends[e].owner, to = s->ends[p].owner;
-    const lr_sim_link *l = &s->link[node_of(s, from)][node_of(s, to)];
-    if (l->reset_ppm > 0 && lr_sim_rand(s, 1000000) < (uint64_t)l->reset_ppm) {
-        lr_sim_trace(s, "net: reset %d->%d conn %llu (frame of %zu bytes lost)", from, to,
-                     (unsigned long long)e, len);
-        lr_sim_close_end(s, e, 1);
-        return 0;
-    }
-    int64_t t = s->now + latency(s, from, to);
-    if (!s->nonfifo) {
-        if (t < s->ends[p].last_t)
-            t = s->ends[p].last_t;
-        s->ends[p].last_t = t;
-    }
-    return push_served(s, t, EV_FRAME, to, p, buf, len, served);
+    lr_memnet_close(s->net, e, notify_self);
 }
 
-static logrep_err t_send(void *ctx, uint64_t c, const logrep_seg *segs, size_t nsegs)
+/* A frame is lost with its connection (reset_ppm) or scheduled after the
+ * link's latency, in order on its connection unless FIFO is off; a
+ * notification lands 1 ms later. */
+static int net_hold(void *ctx, lr_memnet_msg *m)
 {
-    lr_sim_nodectx *x = ctx;
-    logrep_sim *s = x->sim;
-    if (!end_ok(s, c) || s->ends[c].owner != x->id)
-        return LOGREP_ERR__IO;
-    size_t total = 0;
-    for (size_t i = 0; i < nsegs; i++) {
-        if (!segs[i].data && segs[i].len) {
-            lr_sim_fail(s, "harness: node %d sent a file segment", x->id);
-            return LOGREP_ERR__IO;
+    logrep_sim *s = ctx;
+    int64_t t = s->now + 1;
+    if (m->kind == LR_MEMNET_FRAME) {
+        const lr_sim_link *l = &s->link[node_of(s, m->from)][node_of(s, m->to)];
+        if (l->reset_ppm > 0 && lr_sim_rand(s, 1000000) < (uint64_t)l->reset_ppm) {
+            lr_memnet_end_info in;
+            uint64_t e = lr_memnet_end(s->net, m->end, &in) ? in.peer : 0;
+            lr_sim_trace(s, "net: reset %d->%d conn %llu (frame of %zu bytes lost)", m->from,
+                         m->to, (unsigned long long)e, m->len);
+            lr_sim_close_end(s, e, 1);
+            lr_memnet_msg_free(s->net, m);
+            return 1;
         }
-        total += segs[i].len;
+        t = s->now + latency(s, m->from, m->to);
+        if (!s->nonfifo)
+            t = lr_memnet_fifo_at(s->net, m->end, t);
+        /* The epochs the node answers in, for the checker's zombie rules. */
+        lr_sim_served *sv = m->extra;
+        for (int32_t p = 0; p < LR_SIM_MAXP; p++)
+            sv->epoch[p] = -1;
+        logrep_partition_info pi;
+        if (m->to >= LR_SIM_ACTOR0 && is_node(s, m->from) && s->node[m->from])
+            for (size_t i = 0; logrep_node_partition(s->node[m->from], i, &pi) == LOGREP_OK; i++)
+                if (pi.partition >= 0 && pi.partition < LR_SIM_MAXP && !strcmp(pi.topic, LR_SIM_TOPIC))
+                    sv->epoch[pi.partition] = pi.leader_epoch;
     }
-    uint8_t *buf = malloc(total ? total : 1);
-    if (!buf)
-        return LOGREP_ERR__IO;
-    size_t at = 0;
-    for (size_t i = 0; i < nsegs; i++) {
-        if (segs[i].len)
-            memcpy(buf + at, segs[i].data, segs[i].len);
-        at += segs[i].len;
+    if (push_ev(s, t, EV_NET, m->to, m) != 0) {
+        lr_sim_fail(s, "harness: out of memory for the event queue");
+        lr_memnet_msg_free(s->net, m);
     }
-    /* The epochs the node answers in, for the checker's zombie rules. */
-    int32_t served[LR_SIM_MAXP];
-    for (int32_t p = 0; p < LR_SIM_MAXP; p++)
-        served[p] = -1;
-    logrep_partition_info pi;
-    if (s->ends[s->ends[c].peer].owner >= LR_SIM_ACTOR0 && s->node[x->id])
-        for (size_t i = 0; logrep_node_partition(s->node[x->id], i, &pi) == LOGREP_OK; i++)
-            if (pi.partition >= 0 && pi.partition < LR_SIM_MAXP && !strcmp(pi.topic, LR_SIM_TOPIC))
-                served[pi.partition] = pi.leader_epoch;
-    int err = net_send(s, c, buf, total, served);
-    free(buf);
-    return err ? LOGREP_ERR__IO : LOGREP_OK;
+    return 1;
 }
 
-static logrep_err t_connect(void *ctx, int32_t node_id, const char *host, int32_t port,
-                            uint64_t *out)
+/* A message delivered to an actor. */
+static void net_client(void *ctx, lr_memnet_msg *m)
 {
-    lr_sim_nodectx *x = ctx;
-    logrep_sim *s = x->sim;
-    (void)host;
+    logrep_sim *s = ctx;
+    if (m->to >= LR_SIM_ACTOR0 && (size_t)(m->to - LR_SIM_ACTOR0) < s->nactors) {
+        lr_sim_actor *a = &s->actors[m->to - LR_SIM_ACTOR0];
+        const lr_sim_served *sv = m->extra;
+        if (m->kind == LR_MEMNET_FRAME)
+            lr_sim_actor_frame(s, a, m->end, m->data, m->len,
+                               a->partition >= 0 && a->partition < LR_SIM_MAXP
+                                   ? sv->epoch[a->partition]
+                                   : -1);
+        else if (m->kind == LR_MEMNET_CLOSED)
+            lr_sim_actor_closed(s, a, m->end);
+    }
+    lr_memnet_msg_free(s->net, m);
+}
+
+static logrep_err net_may_connect(void *ctx, int32_t from, int32_t to, int32_t port)
+{
+    logrep_sim *s = ctx;
     (void)port;
-    if (!is_node(s, node_id) || !s->node[node_id] || s->block[x->id][node_id])
-        return LOGREP_ERR__IO;
-    uint64_t e = open_pair(s, x->id, node_id);
-    if (!e)
-        return LOGREP_ERR__IO;
-    *out = e;
-    return LOGREP_OK;
+    return is_node(s, from) && is_node(s, to) && !s->block[from][to] ? LOGREP_OK : LOGREP_ERR__IO;
 }
 
-static void t_close(void *ctx, uint64_t c)
+static logrep_err net_read_file(void *ctx, int32_t from, const logrep_seg *seg, void *buf)
 {
-    lr_sim_nodectx *x = ctx;
-    if (end_ok(x->sim, c) && x->sim->ends[c].owner == x->id)
-        lr_sim_close_end(x->sim, c, 0);
+    (void)seg;
+    (void)buf;
+    lr_sim_fail(ctx, "harness: node %d sent a file segment", from);
+    return LOGREP_ERR__IO;
 }
 
 uint64_t lr_sim_client_connect(logrep_sim *s, int32_t owner, int32_t to)
 {
-    if (!is_node(s, to) || !s->node[to] || s->client_block[to])
+    uint64_t e = 0;
+    if (!is_node(s, to) || s->client_block[to] || lr_memnet_open(s->net, owner, to, &e) != 0)
         return 0;
-    return open_pair(s, owner, to);
+    return e;
 }
 
-int lr_sim_client_send(logrep_sim *s, uint64_t end, const uint8_t *buf, size_t len)
+int lr_sim_client_send(logrep_sim *s, int32_t owner, uint64_t end, const uint8_t *buf, size_t len)
 {
-    return net_send(s, end, buf, len, NULL);
+    logrep_seg seg = {buf, len, -1, 0};
+    return lr_memnet_send(s->net, owner, end, &seg, 1);
 }
 
 static void reset_between(logrep_sim *s, int32_t a, int32_t b)
 {
-    for (uint64_t e = 1; e < s->nends; e++) {
-        if (!s->ends[e].used || s->ends[e].accepted)
-            continue;
-        int32_t o = s->ends[e].owner, p = s->ends[s->ends[e].peer].owner;
-        if (o == a && p == b)
+    lr_memnet_end_info in;
+    for (uint64_t e = 1; e < lr_memnet_end_limit(s->net); e++)
+        if (lr_memnet_end(s->net, e, &in) && !in.accepted && in.owner == a && in.peer_owner == b)
             lr_sim_close_end(s, e, 1);
-    }
 }
 
 LOGREP_API void logrep_sim_block(logrep_sim *s, int32_t from, int32_t to, int on)
@@ -376,11 +309,10 @@ LOGREP_API void logrep_sim_client_block(logrep_sim *s, int32_t id, int on)
         return;
     s->client_block[id] = on ? 1 : 0;
     lr_sim_trace(s, "fault: clients %s node %d", on ? "cut from" : "reach", id);
-    if (on)
-        for (uint64_t e = 1; e < s->nends; e++)
-            if (s->ends[e].used && s->ends[e].owner >= LR_SIM_ACTOR0 &&
-                s->ends[s->ends[e].peer].owner == id)
-                lr_sim_close_end(s, e, 1);
+    lr_memnet_end_info in;
+    for (uint64_t e = 1; on && e < lr_memnet_end_limit(s->net); e++)
+        if (lr_memnet_end(s->net, e, &in) && in.owner >= LR_SIM_ACTOR0 && in.peer_owner == id)
+            lr_sim_close_end(s, e, 1);
 }
 
 LOGREP_API void logrep_sim_link(logrep_sim *s, int32_t from, int32_t to, int32_t lat_min,
@@ -484,17 +416,18 @@ static int start_node(logrep_sim *s, int32_t id)
     }
     s->nctx[id] = (lr_sim_nodectx){s, id};
     logrep_conf_set_log(conf, node_log, &s->nctx[id], LOGREP_LOG_INFO);
-    s->tr[id] = (logrep_transport){LOGREP_TRANSPORT_VERSION, &s->nctx[id], t_send, t_connect, t_close};
     s->inc[id]++;
-    e = logrep_node_new(conf, s->st[id], &s->tr[id], node_now(s, id), err, sizeof err, &s->node[id]);
+    e = logrep_node_new(conf, s->st[id], lr_memnet_transport(s->net, id), node_now(s, id), err,
+                        sizeof err, &s->node[id]);
     logrep_conf_free(conf);
     if (e) {
         lr_sim_trace(s, "harness: node %d does not start: %s %s", id, logrep_err_name(e), err);
         s->node[id] = NULL;
         return e;
     }
+    lr_memnet_set_node(s->net, id, s->node[id]);
     lr_sim_trace(s, "node %d up (incarnation %u)", id, s->inc[id]);
-    lr_sim_push(s, s->now + 1 + (int64_t)lr_sim_rand(s, 10), EV_TICK, id, 0, NULL, 0);
+    lr_sim_push(s, s->now + 1 + (int64_t)lr_sim_rand(s, 10), EV_TICK, id);
     return 0;
 }
 
@@ -502,9 +435,7 @@ static void stop_node(logrep_sim *s, int32_t id, int abandon)
 {
     logrep_node_free(s->node[id], abandon);
     s->node[id] = NULL;
-    for (uint64_t e = 1; e < s->nends; e++)
-        if (s->ends[e].used && s->ends[e].owner == id)
-            lr_sim_close_end(s, e, 0);
+    lr_memnet_set_node(s->net, id, NULL); /* its connections close */
 }
 
 LOGREP_API int logrep_sim_is_up(const logrep_sim *s, int32_t id)
@@ -615,50 +546,21 @@ static void deliver(logrep_sim *s, lr_sim_ev *e)
     case EV_TICK:
         if (!s->node[e->who] || e->inc != s->inc[e->who])
             return;
-        s->in_node = 1;
         logrep_node_tick(s->node[e->who], node_now(s, e->who));
-        s->in_node = 0;
-        lr_sim_push(s, s->now + 8 + (int64_t)lr_sim_rand(s, 5), EV_TICK, e->who, 0, NULL, 0);
+        lr_sim_push(s, s->now + 8 + (int64_t)lr_sim_rand(s, 5), EV_TICK, e->who);
         return;
-    case EV_FRAME: {
-        if (!end_ok(s, e->end))
-            return;
-        lr_sim_end *end = &s->ends[e->end];
-        if (is_node(s, end->owner)) {
-            logrep_node *n = s->node[end->owner];
-            if (!n)
-                return;
-            int32_t from = s->ends[end->peer].owner;
-            if (from < LR_SIM_ACTOR0 || end->accepted)
-                lr_sim_trace(s, "deliver %d->%d %s %zu B", from, end->owner,
-                             api_of(e->data, e->len, end->accepted), e->len);
-            s->in_node = 1;
-            if (end->accepted)
-                logrep_node_request(n, e->end, e->data, e->len, node_now(s, end->owner));
-            else
-                logrep_node_response(n, e->end, e->data, e->len, node_now(s, end->owner));
-            s->in_node = 0;
-        } else if (end->owner >= LR_SIM_ACTOR0 &&
-                   (size_t)(end->owner - LR_SIM_ACTOR0) < s->nactors) {
-            lr_sim_actor *a = &s->actors[end->owner - LR_SIM_ACTOR0];
-            lr_sim_actor_frame(s, a, e->end, e->data, e->len,
-                               a->partition >= 0 && a->partition < LR_SIM_MAXP
-                                   ? e->served[a->partition]
-                                   : -1);
-        }
+    case EV_NET: {
+        lr_memnet_msg *m = e->msg;
+        e->msg = NULL;
+        int to_node = is_node(s, m->to);
+        lr_memnet_end_info in;
+        if (to_node && m->kind == LR_MEMNET_FRAME && s->node[m->to] &&
+            lr_memnet_end(s->net, m->end, &in) && (m->from < LR_SIM_ACTOR0 || in.accepted))
+            lr_sim_trace(s, "deliver %d->%d %s %zu B", m->from, m->to,
+                         api_of(m->data, m->len, in.accepted), m->len);
+        lr_memnet_deliver(s->net, m, to_node ? node_now(s, m->to) : s->now);
         return;
     }
-    case EV_CLOSED:
-        if (is_node(s, e->who)) {
-            if (s->node[e->who] && e->inc == s->inc[e->who]) {
-                s->in_node = 1;
-                logrep_node_closed(s->node[e->who], e->end, node_now(s, e->who));
-                s->in_node = 0;
-            }
-        } else if (e->who >= LR_SIM_ACTOR0 && (size_t)(e->who - LR_SIM_ACTOR0) < s->nactors) {
-            lr_sim_actor_closed(s, &s->actors[e->who - LR_SIM_ACTOR0], e->end);
-        }
-        return;
     case EV_ACTOR:
         if ((size_t)(e->who - LR_SIM_ACTOR0) < s->nactors)
             lr_sim_actor_timer(s, &s->actors[e->who - LR_SIM_ACTOR0]);
@@ -667,13 +569,15 @@ static void deliver(logrep_sim *s, lr_sim_ev *e)
 }
 
 /* The node an event is for, when the event must wait for a paused node. */
-static int32_t target_node(const logrep_sim *s, const lr_sim_ev *e)
+static int32_t target_node(logrep_sim *s, const lr_sim_ev *e)
 {
-    if (e->kind == EV_TICK || e->kind == EV_CLOSED)
+    if (e->kind == EV_TICK)
         return is_node(s, e->who) ? e->who : 0;
-    if (e->kind == EV_FRAME && end_ok(s, e->end) && is_node(s, s->ends[e->end].owner))
-        return s->ends[e->end].owner;
-    return 0;
+    if (e->kind != EV_NET || !is_node(s, e->msg->to))
+        return 0;
+    if (e->msg->kind == LR_MEMNET_FRAME && !lr_memnet_end(s->net, e->msg->end, NULL))
+        return 0;
+    return e->msg->to;
 }
 
 LOGREP_API logrep_err logrep_sim_run(logrep_sim *s, int64_t ms)
@@ -691,11 +595,10 @@ LOGREP_API logrep_err logrep_sim_run(logrep_sim *s, int64_t ms)
             e.t = s->paused_until[tn];
             e.seq = s->seq++;
             if (heap_insert(s, e) != 0)
-                free(e.data);
+                lr_memnet_msg_free(s->net, e.msg);
             continue;
         }
         deliver(s, &e);
-        free(e.data);
         s->stats.steps++;
         lr_sim_check(s);
     }
@@ -723,7 +626,7 @@ static logrep_err send_oneshot(logrep_sim *s)
     a->end = lr_sim_client_connect(s, LR_SIM_ACTOR0 + a->idx, to);
     a->state = AS_DONE;
     a->done = 1;
-    lr_sim_client_send(s, a->end, buf, len);
+    lr_sim_client_send(s, LR_SIM_ACTOR0 + a->idx, a->end, buf, len);
     return LOGREP_OK;
 }
 
@@ -854,6 +757,11 @@ LOGREP_API logrep_err logrep_sim_new(const logrep_sim_conf *conf, logrep_sim **o
     if (!s->trace || logrep_msg_new(NULL, &s->msg) || logrep_msg_new(NULL, &s->rmsg) ||
         logrep_batch_builder_new(NULL, &s->bb) || logrep_batch_reader_new(NULL, &s->rd))
         err = LOGREP_ERR__NOMEM;
+    lr_memnet_conf nc = {.max_node = s->nn, .msg_extra = sizeof(lr_sim_served), .ctx = s,
+                         .hold = net_hold, .client = net_client, .may_connect = net_may_connect,
+                         .read_file = net_read_file};
+    if (!err && lr_memnet_new(&nc, &s->net) != LOGREP_OK)
+        err = LOGREP_ERR__NOMEM;
     for (int32_t f = 0; f <= s->nn; f++)
         for (int32_t t = 0; t <= s->nn; t++)
             s->link[f][t] = (lr_sim_link){1, 3, 0};
@@ -885,9 +793,9 @@ LOGREP_API void logrep_sim_free(logrep_sim *s)
         logrep_storage_free(s->st[id]);
     }
     for (size_t i = 0; i < s->nq; i++)
-        free(s->q[i].data);
+        lr_memnet_msg_free(s->net, s->q[i].msg);
     free(s->q);
-    free(s->ends);
+    lr_memnet_free(s->net);
     free(s->actors);
     lr_sim_check_free(s);
     logrep_msg_free(s->msg);
