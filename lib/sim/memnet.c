@@ -172,14 +172,12 @@ static uint64_t new_pair(lr_memnet *n, int32_t from, int32_t to)
 
 logrep_err lr_memnet_open(lr_memnet *net, int32_t from, int32_t to, uint64_t *end)
 {
+    if (!is_node(net, to))
+        return LOGREP_ERR__IO;
     lock(net);
-    logrep_err err = LOGREP_ERR__IO;
-    if (is_node(net, to) && net->eps[to].node) {
-        *end = new_pair(net, from, to);
-        err = *end ? LOGREP_OK : LOGREP_ERR__NOMEM;
-    }
+    *end = new_pair(net, from, to);
     unlock(net);
-    return err;
+    return *end ? LOGREP_OK : LOGREP_ERR__NOMEM;
 }
 
 /* Closes `end` when owned by `owner` (any owner when owner_only is 0). */
@@ -356,6 +354,12 @@ static logrep_err t_connect(void *ctx, int32_t node_id, const char *host, int32_
     logrep_err err = n->conf.may_connect ? n->conf.may_connect(n->conf.ctx, ep->id, node_id, port)
                                          : LOGREP_OK;
     uint64_t a = 0;
+    if (!err) {
+        lock(n);
+        if (!is_node(n, node_id) || !n->eps[node_id].node)
+            err = LOGREP_ERR__IO; /* nobody listens there */
+        unlock(n);
+    }
     if (!err)
         err = lr_memnet_open(n, ep->id, node_id, &a);
     if (err)

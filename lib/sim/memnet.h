@@ -106,8 +106,9 @@ const logrep_transport *lr_memnet_transport(lr_memnet *net, int32_t id);
  * connections close (their other ends are notified). */
 void lr_memnet_set_node(lr_memnet *net, int32_t id, logrep_node *node);
 
-/* A connection from any endpoint to node `to`, made by the host (no hooks).
- * @return LOGREP_OK with *end, LOGREP_ERR__IO (no node at `to`), _NOMEM. */
+/* A connection from any endpoint to node id `to`, made by the host (no
+ * hooks; frames for `to` are dropped while it has no node).
+ * @return LOGREP_OK with *end, LOGREP_ERR__IO (not a node id), _NOMEM. */
 logrep_err lr_memnet_open(lr_memnet *net, int32_t from, int32_t to, uint64_t *end);
 /* Sends a frame on `end` as its owner `from` (segments are copied).
  * @return LOGREP_OK, or LOGREP_ERR__IO (closed, not from's, refused). */

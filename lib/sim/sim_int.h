@@ -205,8 +205,21 @@ void lr_sim_fail(logrep_sim *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+static inline int lr_sim_is_node(const logrep_sim *s, int32_t who)
+{
+    return who >= 1 && who <= s->nn;
+}
+
 /* A timer event (TICK, ACTOR) for `who` at t. */
 int lr_sim_push(logrep_sim *s, int64_t t, int kind, int32_t who);
+/* A network message (owned from here) delivered at t. */
+int lr_sim_push_msg(logrep_sim *s, int64_t t, lr_memnet_msg *m);
+int32_t lr_sim_random_up_broker(logrep_sim *s);
+uint64_t lr_sim_rand(logrep_sim *s, uint64_t n);
+
+/* sim_net.c */
+/* The memnet with the simulator's hooks. @return LOGREP_OK, _NOMEM. */
+logrep_err lr_sim_net_new(logrep_sim *s);
 /* Opens a client connection from actor owner `owner` to node `to`;
  * returns the actor's end or 0 when the node is unreachable. */
 uint64_t lr_sim_client_connect(logrep_sim *s, int32_t owner, int32_t to);
@@ -215,8 +228,6 @@ int lr_sim_client_send(logrep_sim *s, int32_t owner, uint64_t end, const uint8_t
 /* Closes the connection; the other end hears of it, this one too when
  * notify_self (a reset). */
 void lr_sim_close_end(logrep_sim *s, uint64_t end, int notify_self);
-int32_t lr_sim_random_up_broker(logrep_sim *s);
-uint64_t lr_sim_rand(logrep_sim *s, uint64_t n);
 
 /* client.c */
 void lr_sim_actor_timer(logrep_sim *s, lr_sim_actor *a);
