@@ -33,7 +33,7 @@ struct lr_memnet {
     lr_memnet_msg *head, *tail;
     size_t queued;
     lr_memnet_msg *inbox, *inbox_tail;
-    size_t live;           /* frames alive */
+    size_t live;           /* frames alive (counted with max_frames only) */
     lr_memnet_stats stats;
 };
 
@@ -80,7 +80,8 @@ static lr_memnet_msg *msg_new(lr_memnet *n, int kind, uint64_t end, int32_t from
     if (!m)
         return NULL;
     uint8_t *body = (uint8_t *)(m + 1);
-    memset(body, 0, n->extra);
+    if (n->extra)
+        memset(body, 0, n->extra);
     *m = (lr_memnet_msg){NULL, kind, end, from, to, 0, NULL, n->extra ? body : NULL, len,
                          body + n->extra};
     return m;
@@ -95,7 +96,7 @@ void lr_memnet_msg_free(lr_memnet *net, lr_memnet_msg *m)
 {
     if (!m)
         return;
-    if (m->kind == LR_MEMNET_FRAME) {
+    if (m->kind == LR_MEMNET_FRAME && net->conf.max_frames) {
         lock(net);
         net->live--;
         unlock(net);
@@ -299,7 +300,7 @@ logrep_err lr_memnet_send(lr_memnet *net, int32_t from, uint64_t end, const logr
     uint64_t p = e->peer;
     int32_t to = net->ends[p].owner;
     uint32_t inc = inc_of(net, to);
-    net->live++;
+    net->live += net->conf.max_frames != 0;
     net->stats.frames++;
     net->stats.bytes += total;
     unlock(net);
@@ -308,7 +309,7 @@ logrep_err lr_memnet_send(lr_memnet *net, int32_t from, uint64_t end, const logr
         if (m)
             msg_release(net, m);
         lock(net);
-        net->live--;
+        net->live -= net->conf.max_frames != 0;
         net->stats.frames--;
         net->stats.bytes -= total;
         net->stats.refused++;
@@ -397,9 +398,9 @@ void lr_memnet_set_node(lr_memnet *net, int32_t id, logrep_node *node)
 
 /* ------------------------------------------------------------ delivery */
 
-void lr_memnet_deliver(lr_memnet *net, lr_memnet_msg *m, int64_t now_ms)
+/* Delivers m; called with the lock held, returns with it released. */
+static void deliver_locked(lr_memnet *net, lr_memnet_msg *m, int64_t now_ms)
 {
-    lock(net);
     mn_end *e = end_at(net, m->end);
     int open = e && e->state == END_OPEN, tell = 1, accepted = e && e->accepted;
     if (m->kind == LR_MEMNET_CLOSED && e) {
@@ -412,7 +413,7 @@ void lr_memnet_deliver(lr_memnet *net, lr_memnet_msg *m, int64_t now_ms)
         if (m->kind != LR_MEMNET_FRAME && m->inc != net->eps[m->to].inc)
             node = NULL;
         if (m->kind == LR_MEMNET_FRAME)
-            net->live--; /* freed below */
+            net->live -= net->conf.max_frames != 0; /* freed below */
     }
     if (m->kind == LR_MEMNET_FRAME && !open)
         net->stats.dropped++;
@@ -446,9 +447,15 @@ void lr_memnet_deliver(lr_memnet *net, lr_memnet_msg *m, int64_t now_ms)
     msg_release(net, m);
 }
 
-lr_memnet_msg *lr_memnet_take(lr_memnet *net)
+void lr_memnet_deliver(lr_memnet *net, lr_memnet_msg *m, int64_t now_ms)
 {
     lock(net);
+    deliver_locked(net, m, now_ms);
+}
+
+/* The queue's head, taken out; called with the lock held. */
+static lr_memnet_msg *pop_locked(lr_memnet *net)
+{
     lr_memnet_msg *m = net->head;
     if (m) {
         net->head = m->next;
@@ -457,6 +464,13 @@ lr_memnet_msg *lr_memnet_take(lr_memnet *net)
         net->queued--;
         m->next = NULL;
     }
+    return m;
+}
+
+lr_memnet_msg *lr_memnet_take(lr_memnet *net)
+{
+    lock(net);
+    lr_memnet_msg *m = pop_locked(net);
     unlock(net);
     return m;
 }
@@ -464,10 +478,14 @@ lr_memnet_msg *lr_memnet_take(lr_memnet *net)
 size_t lr_memnet_pump(lr_memnet *net, int64_t now_ms, size_t max)
 {
     size_t n = 0;
-    lr_memnet_msg *m;
-    while ((!max || n < max) && (m = lr_memnet_take(net)) != NULL) {
-        lr_memnet_deliver(net, m, now_ms);
-        n++;
+    for (; !max || n < max; n++) {
+        lock(net);
+        lr_memnet_msg *m = pop_locked(net);
+        if (!m) {
+            unlock(net);
+            break;
+        }
+        deliver_locked(net, m, now_ms);
     }
     return n;
 }
