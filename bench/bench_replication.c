@@ -37,30 +37,17 @@
 #include "logrep/node.h"
 #include "logrep/proto.h"
 #include "logrep/storage.h"
+#include "sim/memnet.h"
 
 #define NN 3
-#define MAXC 4096
 #define CLIENT (-1)
 
-typedef struct frame {
-    struct frame *next;
-    uint64_t conn;
-    size_t len;
-    uint8_t data[];
-} frame;
-
-typedef struct end {
-    int used, owner, accepted;
-    uint64_t peer;
-} end;
+typedef lr_memnet_msg frame;
 
 typedef struct cluster {
     logrep_node *node[NN + 1];
     logrep_storage *st[NN + 1];
-    logrep_transport tr[NN + 1];
-    int ctx[NN + 1];
-    end ends[MAXC];
-    frame *head, *tail, *inbox, *inbox_tail;
+    lr_memnet *net;
     int64_t now;
 } cluster;
 
@@ -89,7 +76,7 @@ static int threaded;
 static atomic_int halt;
 static double t_base;
 static int64_t now_base;
-static pthread_mutex_t ends_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t net_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t threads[NN + 1];
 
 static int64_t now_ms(void)
@@ -129,18 +116,46 @@ static frame *box_take(int to)
     return f;
 }
 
-static void deliver(frame *f)
+static int box_of(const frame *f)
 {
-    pthread_mutex_lock(&ends_mu);
-    end e = W.ends[f->conn];
-    pthread_mutex_unlock(&ends_mu);
-    if (e.used && e.owner != CLIENT) {
-        if (e.accepted)
-            logrep_node_request(W.node[e.owner], f->conn, f->data, f->len, now_ms());
-        else
-            logrep_node_response(W.node[e.owner], f->conn, f->data, f->len, now_ms());
+    return f->to >= 1 && f->to <= NN ? f->to : 0;
+}
+
+/* The network: a memnet, locked only while node threads run (the mode
+ * changes while they are stopped); with them every message goes straight
+ * to its endpoint's box. */
+static void net_lock(void *ctx)
+{
+    (void)ctx;
+    if (threaded)
+        pthread_mutex_lock(&net_mu);
+}
+
+static void net_unlock(void *ctx)
+{
+    (void)ctx;
+    if (threaded)
+        pthread_mutex_unlock(&net_mu);
+}
+
+static int net_hold(void *ctx, frame *f)
+{
+    (void)ctx;
+    if (!threaded)
+        return 0;
+    box_push(box_of(f), f);
+    return 1;
+}
+
+static logrep_err net_read_file(void *ctx, int32_t from, const logrep_seg *seg, void *buf)
+{
+    (void)ctx;
+    (void)from;
+    if (pread((int)seg->file, buf, (size_t)seg->len, (off_t)seg->pos) != (ssize_t)seg->len) {
+        fprintf(stderr, "pread of a file segment failed\n");
+        exit(1);
     }
-    free(f);
+    return LOGREP_OK;
 }
 
 static void *node_thread(void *arg)
@@ -154,7 +169,7 @@ static void *node_thread(void *arg)
         frame *f = box_take(id);
         while (f) {
             frame *next = f->next;
-            deliver(f);
+            lr_memnet_deliver(W.net, f, now_ms());
             f = next;
         }
         int64_t t = now_ms();
@@ -175,18 +190,10 @@ static void go_threaded(void)
     /* Whatever the lockstep queue still holds goes to the inboxes. */
     now_base = W.now;
     t_base = bench_now();
+    for (frame *f; (f = lr_memnet_take(W.net)) != NULL;)
+        box_push(box_of(f), f);
     threaded = 1;
     atomic_store(&halt, 0);
-    while (W.head) {
-        frame *f = W.head;
-        W.head = f->next;
-        end *e = &W.ends[f->conn];
-        if (e->used)
-            box_push(e->owner == CLIENT ? 0 : e->owner, f);
-        else
-            free(f);
-    }
-    W.tail = NULL;
     for (int i = 1; i <= NN; i++)
         pthread_create(&threads[i], NULL, node_thread, (void *)(intptr_t)i);
 }
@@ -203,124 +210,26 @@ static void go_lockstep(void)
         boxes[i].head = boxes[i].tail = NULL;
         while (f) {
             frame *next = f->next;
-            fq_push(&W.head, &W.tail, f);
+            lr_memnet_queue(W.net, f);
             f = next;
         }
     }
 }
 
-static void enqueue(uint64_t c, const logrep_seg *segs, size_t nsegs)
-{
-    size_t total = 0;
-    for (size_t i = 0; i < nsegs; i++)
-        total += segs[i].len;
-    frame *f = malloc(sizeof *f + total);
-    f->next = NULL;
-    f->conn = c;
-    f->len = total;
-    size_t at = 0;
-    for (size_t i = 0; i < nsegs; i++) {
-        if (segs[i].data) {
-            memcpy(f->data + at, segs[i].data, segs[i].len);
-        } else {
-            ssize_t r = pread(segs[i].file, f->data + at, segs[i].len, (off_t)segs[i].pos);
-            if (r != (ssize_t)segs[i].len) {
-                fprintf(stderr, "pread of a file segment failed\n");
-                exit(1);
-            }
-        }
-        at += segs[i].len;
-    }
-    if (threaded) {
-        pthread_mutex_lock(&ends_mu);
-        int owner = W.ends[c].owner;
-        pthread_mutex_unlock(&ends_mu);
-        box_push(owner == CLIENT ? 0 : owner, f);
-        return;
-    }
-    fq_push(&W.head, &W.tail, f);
-}
-
-static logrep_err t_send(void *ctx, uint64_t c, const logrep_seg *segs, size_t nsegs)
-{
-    int id = *(int *)ctx;
-    pthread_mutex_lock(&ends_mu);
-    int ok = c < MAXC && W.ends[c].used && W.ends[c].owner == id;
-    uint64_t peer = ok ? W.ends[c].peer : 0;
-    pthread_mutex_unlock(&ends_mu);
-    if (!ok)
-        return LOGREP_ERR__IO;
-    enqueue(peer, segs, nsegs);
-    return LOGREP_OK;
-}
-
 static uint64_t open_pair(int from, int to)
 {
-    pthread_mutex_lock(&ends_mu);
-    uint64_t a = 0, b = 0;
-    for (uint64_t c = 1; c < MAXC && !b; c++) {
-        if (W.ends[c].used)
-            continue;
-        if (!a)
-            a = c;
-        else
-            b = c;
-    }
-    if (!b) {
+    uint64_t c;
+    if (lr_memnet_open(W.net, from, to, &c) != LOGREP_OK) {
         fprintf(stderr, "out of connections\n");
         exit(1);
     }
-    W.ends[a] = (end){1, from, 0, b};
-    W.ends[b] = (end){1, to, 1, a};
-    pthread_mutex_unlock(&ends_mu);
-    return a;
-}
-
-static logrep_err t_connect(void *ctx, int32_t node_id, const char *h, int32_t p, uint64_t *out)
-{
-    (void)h;
-    (void)p;
-    if (node_id < 1 || node_id > NN || !W.node[node_id])
-        return LOGREP_ERR__IO;
-    *out = open_pair(*(int *)ctx, node_id);
-    return LOGREP_OK;
-}
-
-static void t_close(void *ctx, uint64_t c)
-{
-    (void)ctx;
-    pthread_mutex_lock(&ends_mu);
-    if (c < MAXC && W.ends[c].used) {
-        W.ends[c].used = 0;
-        W.ends[W.ends[c].peer].used = 0;
-    }
-    pthread_mutex_unlock(&ends_mu);
+    return c;
 }
 
 /* Delivers queued frames; returns how many. */
 static int pump(void)
 {
-    int n = 0;
-    while (W.head) {
-        frame *f = W.head;
-        W.head = f->next;
-        if (!W.head)
-            W.tail = NULL;
-        end *e = &W.ends[f->conn];
-        n++;
-        if (!e->used) {
-            free(f);
-        } else if (e->owner == CLIENT) {
-            fq_push(&W.inbox, &W.inbox_tail, f);
-        } else {
-            if (e->accepted)
-                logrep_node_request(W.node[e->owner], f->conn, f->data, f->len, W.now);
-            else
-                logrep_node_response(W.node[e->owner], f->conn, f->data, f->len, W.now);
-            free(f);
-        }
-    }
-    return n;
+    return (int)lr_memnet_pump(W.net, W.now, 0);
 }
 
 static void step(void)
@@ -339,6 +248,12 @@ static void start(int posix, const logrep_allocator *a)
 {
     memset(&W, 0, sizeof W);
     W.now = 1000;
+    lr_memnet_conf nc = {.max_node = NN, .hold = net_hold, .read_file = net_read_file,
+                         .lock = net_lock, .unlock = net_unlock};
+    if (lr_memnet_new(&nc, &W.net) != LOGREP_OK) {
+        fprintf(stderr, "memnet: out of memory\n");
+        exit(1);
+    }
     for (int id = 1; id <= NN; id++) {
         if (posix)
             logrep_storage_posix_new(NULL, &W.st[id]);
@@ -361,13 +276,13 @@ static void start(int posix, const logrep_allocator *a)
         else
             snprintf(buf, sizeof buf, "n%d", id);
         logrep_conf_set(c, "log.dirs", buf, NULL, 0);
-        W.ctx[id] = id;
-        W.tr[id] = (logrep_transport){LOGREP_TRANSPORT_VERSION, &W.ctx[id], t_send, t_connect, t_close};
         char err[200];
-        if (logrep_node_new(c, W.st[id], &W.tr[id], W.now, err, sizeof err, &W.node[id])) {
+        if (logrep_node_new(c, W.st[id], lr_memnet_transport(W.net, id), W.now, err, sizeof err,
+                            &W.node[id])) {
             fprintf(stderr, "node %d: %s\n", id, err);
             exit(1);
         }
+        lr_memnet_set_node(W.net, id, W.node[id]);
         logrep_conf_free(c);
     }
     for (int i = 0; i < 3000; i++)
@@ -380,17 +295,8 @@ static void stop(void)
         logrep_node_free(W.node[id], 0);
         logrep_storage_free(W.st[id]);
     }
-    while (W.head) {
-        frame *f = W.head;
-        W.head = f->next;
-        free(f);
-    }
-    while (W.inbox) {
-        frame *f = W.inbox;
-        W.inbox = f->next;
-        free(f);
-    }
-    W.inbox_tail = NULL;
+    lr_memnet_free(W.net);
+    W.net = NULL;
 }
 
 static logrep_msg *M, *R;
@@ -419,7 +325,10 @@ static void send_on(uint64_t c)
         exit(1);
     }
     logrep_seg s = {buf, len, -1, 0};
-    enqueue(W.ends[c].peer, &s, 1);
+    if (lr_memnet_send(W.net, CLIENT, c, &s, 1) != LOGREP_OK) {
+        fprintf(stderr, "send: connection closed\n");
+        exit(1);
+    }
 }
 
 /* Waits for the next response on conn c (any connection if c is 0),
@@ -427,30 +336,25 @@ static void send_on(uint64_t c)
 static uint64_t await(uint64_t c, int api, int version)
 {
     for (long i = 0; i < 10000000; i++) {
-        for (frame **pp = &W.inbox, *prev = NULL; *pp; prev = *pp, pp = &(*pp)->next) {
-            if (c && (*pp)->conn != c)
-                continue;
-            frame *f = *pp;
-            *pp = f->next;
-            if (W.inbox_tail == f)
-                W.inbox_tail = prev;
+        frame *f = lr_memnet_inbox_take(W.net, c);
+        if (f) {
             static uint8_t keep[4 << 20];
             memcpy(keep, f->data, f->len);
             if (logrep_msg_decode_response(R, api, version, keep, f->len)) {
                 fprintf(stderr, "decode: %s\n", logrep_msg_errmsg(R));
                 exit(1);
             }
-            uint64_t got = f->conn;
-            free(f);
+            uint64_t got = f->end;
+            lr_memnet_msg_free(W.net, f);
             return got;
         }
         if (!threaded) {
             step();
             continue;
         }
-        for (frame *f = box_take(0); f;) {
+        for (f = box_take(0); f;) {
             frame *next = f->next;
-            fq_push(&W.inbox, &W.inbox_tail, f);
+            lr_memnet_deliver(W.net, f, now_ms()); /* into the inbox */
             f = next;
         }
     }

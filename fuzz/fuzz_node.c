@@ -14,78 +14,28 @@
 #include "logrep/node.h"
 #include "logrep/proto.h"
 #include "logrep/storage.h"
+#include "sim/memnet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-enum { MAXQ = 4096, CLIENT_CONN = 1000 };
-
-typedef struct qframe {
-    uint64_t conn;
-    size_t len;
-    uint8_t *data;
-} qframe;
+enum { MAXQ = 4096, CLIENT = -1 };
 
 typedef struct loop {
     logrep_node *node;
-    qframe q[MAXQ];
-    size_t head, tail;
-    uint64_t next_conn;
+    lr_memnet *net;
+    uint64_t conn; /* the fuzz client's connection */
     int64_t now;
 } loop;
 
-/* Connection ends: odd ids connect (responses arrive), even ids accept. */
-static logrep_err t_send(void *ctx, uint64_t conn, const logrep_seg *segs, size_t n)
+/* Answers to the fuzz client are dropped. */
+static void drop(void *ctx, lr_memnet_msg *m)
 {
-    loop *l = ctx;
-    if (conn == CLIENT_CONN)
-        return LOGREP_OK; /* answers to the fuzz client are dropped */
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!segs[i].data)
-            return LOGREP_OK; /* memory storage: never file segments */
-        total += segs[i].len;
-    }
-    if ((l->tail + 1) % MAXQ == l->head)
-        return LOGREP_ERR__IO;
-    uint8_t *buf = malloc(total ? total : 1);
-    size_t at = 0;
-    for (size_t i = 0; i < n; i++) {
-        memcpy(buf + at, segs[i].data, segs[i].len);
-        at += segs[i].len;
-    }
-    l->q[l->tail] = (qframe){conn ^ 1, total, buf};
-    l->tail = (l->tail + 1) % MAXQ;
-    return LOGREP_OK;
-}
-
-static logrep_err t_connect(void *ctx, int32_t id, const char *host, int32_t port, uint64_t *out)
-{
-    loop *l = ctx;
-    (void)id;
-    (void)host;
-    (void)port;
-    *out = l->next_conn;
-    l->next_conn += 2;
-    return LOGREP_OK;
-}
-
-static void t_close(void *ctx, uint64_t conn)
-{
-    (void)ctx;
-    (void)conn;
+    lr_memnet_msg_free(((loop *)ctx)->net, m);
 }
 
 static void pump(loop *l)
 {
-    for (int guard = 0; l->head != l->tail && guard < 10000; guard++) {
-        qframe f = l->q[l->head];
-        l->head = (l->head + 1) % MAXQ;
-        if (f.conn & 1)
-            logrep_node_response(l->node, f.conn, f.data, f.len, l->now);
-        else
-            logrep_node_request(l->node, f.conn, f.data, f.len, l->now);
-        free(f.data);
-    }
+    lr_memnet_pump(l->net, l->now, 10000);
 }
 
 static void run(loop *l, int ticks)
@@ -95,6 +45,17 @@ static void run(loop *l, int ticks)
         logrep_node_tick(l->node, l->now);
         pump(l);
     }
+}
+
+/* Sends one frame as the client, on a new connection when the node
+ * closed the last one (as a client reconnects). */
+static void client_send(loop *l, const uint8_t *frame, size_t len)
+{
+    logrep_seg seg = {frame, len, -1, 0};
+    if (l->conn && lr_memnet_send(l->net, CLIENT, l->conn, &seg, 1) == LOGREP_OK)
+        return;
+    if (lr_memnet_open(l->net, CLIENT, 1, &l->conn) == LOGREP_OK)
+        lr_memnet_send(l->net, CLIENT, l->conn, &seg, 1);
 }
 
 static void create_topic(loop *l, const char *name)
@@ -112,7 +73,7 @@ static void create_topic(loop *l, const char *name)
         const uint8_t *buf;
         size_t len;
         if (logrep_msg_encode_flat(m, &buf, &len) == LOGREP_OK)
-            logrep_node_request(l->node, CLIENT_CONN, buf, len, l->now);
+            client_send(l, buf, len);
     }
     logrep_msg_free(m);
 }
@@ -123,9 +84,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     loop *l = calloc(1, sizeof *l);
     logrep_storage *st = NULL;
     logrep_conf *conf = logrep_conf_new();
-    if (!l || !conf || logrep_storage_memory_new(NULL, &st) != LOGREP_OK)
+    lr_memnet_conf nc = {.max_node = 1, .max_frames = MAXQ, .ctx = l, .client = drop};
+    if (!l || !conf || logrep_storage_memory_new(NULL, &st) != LOGREP_OK ||
+        lr_memnet_new(&nc, &l->net) != LOGREP_OK)
         goto out;
-    l->next_conn = 1;
     l->now = 1000;
     logrep_conf_set(conf, "node.id", "1", NULL, 0);
     logrep_conf_set(conf, "controller.quorum.voters", "1@fuzz:9093", NULL, 0);
@@ -133,9 +95,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     logrep_conf_set(conf, "socket.request.max.bytes", "1048576", NULL, 0);
     logrep_conf_set(conf, "logrep.decompress.max.bytes", "1048576", NULL, 0);
     logrep_conf_set(conf, "broker.heartbeat.interval.ms", "20", NULL, 0);
-    logrep_transport tr = {LOGREP_TRANSPORT_VERSION, l, t_send, t_connect, t_close};
-    if (logrep_node_new(conf, st, &tr, l->now, NULL, 0, &l->node) != LOGREP_OK)
+    if (logrep_node_new(conf, st, lr_memnet_transport(l->net, 1), l->now, NULL, 0, &l->node) !=
+        LOGREP_OK)
         goto out;
+    lr_memnet_set_node(l->net, 1, l->node);
     run(l, 30);
     for (size_t i = 0; i < sizeof topics / sizeof topics[0]; i++)
         create_topic(l, topics[i]);
@@ -146,7 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         logrep_err e = logrep_proto_frame(data + pos, size - pos, 1 << 20, &flen);
         if (e != LOGREP_OK)
             flen = size - pos; /* a malformed or partial tail: one more frame */
-        logrep_node_request(l->node, CLIENT_CONN, data + pos, flen, l->now);
+        client_send(l, data + pos, flen);
         pos += flen;
         pump(l);
     }
@@ -161,10 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 out:
     if (l) {
         logrep_node_free(l->node, 0);
-        while (l->head != l->tail) {
-            free(l->q[l->head].data);
-            l->head = (l->head + 1) % MAXQ;
-        }
+        lr_memnet_free(l->net);
         free(l);
     }
     logrep_storage_free(st);

@@ -12,6 +12,7 @@
 #include "node/node_int.h"
 
 #include "lib/net_testutil.h"
+#include "sim/memnet.h"
 
 typedef struct driver {
     int64_t due[MAXN + 1];
@@ -42,15 +43,14 @@ static int64_t drive(net *w, driver *d, int64_t ms, uint64_t awaited)
     for (int id = 1; id <= w->n; id++)
         tick_node(w, d, id);
     while (w->now < end) {
-        int input = w->head != NULL;
+        int input = lr_memnet_pending(w->mn) > 0;
         pump(w);
         for (int id = 1; id <= w->n; id++)
             if (w->node[id] && (input || w->now >= d->due[id]))
                 tick_node(w, d, id);
-        for (frame *f = w->client_inbox; awaited && f; f = f->next)
-            if (f->conn == awaited)
-                return w->now;
-        if (w->head)
+        if (awaited && client_has(w, awaited))
+            return w->now;
+        if (lr_memnet_pending(w->mn))
             continue; /* the ticks sent more: deliver it at this time */
         int64_t next = end;
         for (int id = 1; id <= w->n; id++)

@@ -20,7 +20,7 @@ static int32_t owner_of(const lr_sim_actor *a)
 static void wake(logrep_sim *s, lr_sim_actor *a, int64_t at)
 {
     a->next_at = at;
-    lr_sim_push(s, at, EV_ACTOR, owner_of(a), 0, NULL, 0);
+    lr_sim_push(s, at, EV_ACTOR, owner_of(a));
 }
 
 lr_sim_actor *lr_sim_actor_new(logrep_sim *s, int kind)
@@ -64,8 +64,8 @@ static int send_req(logrep_sim *s, lr_sim_actor *a, int32_t to, int state)
     a->api = (int16_t)logrep_msg_api_key(s->msg);
     a->state = state;
     a->deadline = s->now + CLIENT_TIMEOUT_MS;
-    lr_sim_push(s, a->deadline, EV_ACTOR, owner_of(a), 0, NULL, 0);
-    lr_sim_client_send(s, a->end, buf, len);
+    lr_sim_push(s, a->deadline, EV_ACTOR, owner_of(a));
+    lr_sim_client_send(s, owner_of(a), a->end, buf, len);
     return 0;
 }
 

@@ -1,5 +1,6 @@
-/* The simulator's core: virtual clock, event queue, simulated network,
- * nodes over crash-simulating storage, faults and the trace. */
+/* The simulator's core: virtual clock, event queue, nodes over
+ * crash-simulating storage, their faults and the trace (the network is
+ * sim_net.c). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,30 +121,22 @@ static int heap_insert(logrep_sim *s, lr_sim_ev e)
     return 0;
 }
 
-static int push_served(logrep_sim *s, int64_t t, int kind, int32_t who, uint64_t end,
-                       const uint8_t *data, size_t len, const int32_t *served)
+static int push_ev(logrep_sim *s, int64_t t, int kind, int32_t who, lr_memnet_msg *m)
 {
-    lr_sim_ev e = {t, s->seq++, kind, who, end, 0, NULL, len, {0}};
-    for (int32_t p = 0; p < LR_SIM_MAXP; p++)
-        e.served[p] = served ? served[p] : -1;
+    lr_sim_ev e = {t, s->seq++, kind, who, 0, m};
     if (who >= 1 && who <= s->nn)
         e.inc = s->inc[who];
-    if (data) {
-        e.data = malloc(len ? len : 1);
-        if (!e.data)
-            return LOGREP_ERR__NOMEM;
-        memcpy(e.data, data, len);
-    }
-    int err = heap_insert(s, e);
-    if (err)
-        free(e.data);
-    return err;
+    return heap_insert(s, e);
 }
 
-int lr_sim_push(logrep_sim *s, int64_t t, int kind, int32_t who, uint64_t end, const uint8_t *data,
-                size_t len)
+int lr_sim_push(logrep_sim *s, int64_t t, int kind, int32_t who)
 {
-    return push_served(s, t, kind, who, end, data, len, NULL);
+    return push_ev(s, t, kind, who, NULL);
+}
+
+int lr_sim_push_msg(logrep_sim *s, int64_t t, lr_memnet_msg *m)
+{
+    return push_ev(s, t, EV_NET, m->to, m);
 }
 
 static lr_sim_ev pop(logrep_sim *s)
@@ -168,253 +161,6 @@ static lr_sim_ev pop(logrep_sim *s)
     if (s->nq)
         s->q[i] = last;
     return top;
-}
-
-/* ------------------------------------------------------------ network */
-
-static int is_node(const logrep_sim *s, int32_t who)
-{
-    return who >= 1 && who <= s->nn;
-}
-
-static uint64_t new_end(logrep_sim *s)
-{
-    if (s->nends == s->capends) {
-        size_t ncap = s->capends ? s->capends * 2 : 256;
-        lr_sim_end *ne = realloc(s->ends, ncap * sizeof *ne);
-        if (!ne)
-            return 0;
-        s->ends = ne;
-        s->capends = ncap;
-    }
-    if (s->nends == 0)
-        s->nends = 1; /* id 0 means none */
-    memset(&s->ends[s->nends], 0, sizeof s->ends[0]);
-    return s->nends++;
-}
-
-static uint64_t open_pair(logrep_sim *s, int32_t from, int32_t to)
-{
-    uint64_t a = new_end(s), b = a ? new_end(s) : 0;
-    if (!a || !b)
-        return 0;
-    s->ends[a] = (lr_sim_end){1, from, 0, b, 0};
-    s->ends[b] = (lr_sim_end){1, to, 1, a, 0};
-    return a;
-}
-
-static int end_ok(const logrep_sim *s, uint64_t e)
-{
-    return e > 0 && e < s->nends && s->ends[e].used;
-}
-
-/* Closes both ends; the peer's owner (and this end's owner when
- * notify_self) hear about it through a CLOSED event. */
-void lr_sim_close_end(logrep_sim *s, uint64_t e, int notify_self)
-{
-    if (!end_ok(s, e))
-        return;
-    uint64_t p = s->ends[e].peer;
-    s->ends[e].used = 0;
-    if (notify_self)
-        lr_sim_push(s, s->now + 1, EV_CLOSED, s->ends[e].owner, e, NULL, 0);
-    if (end_ok(s, p)) {
-        s->ends[p].used = 0;
-        lr_sim_push(s, s->now + 1, EV_CLOSED, s->ends[p].owner, p, NULL, 0);
-    }
-}
-
-static int32_t node_of(const logrep_sim *s, int32_t owner)
-{
-    return is_node(s, owner) ? owner : 0;
-}
-
-static int64_t latency(logrep_sim *s, int32_t from, int32_t to)
-{
-    int32_t f = node_of(s, from), t = node_of(s, to);
-    const lr_sim_link *l = &s->link[f][t];
-    int32_t lo = l->lat_min, hi = l->lat_max > l->lat_min ? l->lat_max : l->lat_min;
-    return lo + (int64_t)lr_sim_rand(s, (uint64_t)(hi - lo + 1));
-}
-
-/* Schedules a frame from end e to its peer. Returns 0 or an error when
- * the connection is gone. */
-static int net_send(logrep_sim *s, uint64_t e, const uint8_t *buf, size_t len,
-                    const int32_t *served)
-{
-    if (!end_ok(s, e))
-        return LOGREP_ERR__IO;
-    uint64_t p = s->ends[e].peer;
-    int32_t from = s->ends[e].owner, to = s->ends[p].owner;
-    const lr_sim_link *l = &s->link[node_of(s, from)][node_of(s, to)];
-    if (l->reset_ppm > 0 && lr_sim_rand(s, 1000000) < (uint64_t)l->reset_ppm) {
-        lr_sim_trace(s, "net: reset %d->%d conn %llu (frame of %zu bytes lost)", from, to,
-                     (unsigned long long)e, len);
-        lr_sim_close_end(s, e, 1);
-        return 0;
-    }
-    int64_t t = s->now + latency(s, from, to);
-    if (!s->nonfifo) {
-        if (t < s->ends[p].last_t)
-            t = s->ends[p].last_t;
-        s->ends[p].last_t = t;
-    }
-    return push_served(s, t, EV_FRAME, to, p, buf, len, served);
-}
-
-static logrep_err t_send(void *ctx, uint64_t c, const logrep_seg *segs, size_t nsegs)
-{
-    lr_sim_nodectx *x = ctx;
-    logrep_sim *s = x->sim;
-    if (!end_ok(s, c) || s->ends[c].owner != x->id)
-        return LOGREP_ERR__IO;
-    size_t total = 0;
-    for (size_t i = 0; i < nsegs; i++) {
-        if (!segs[i].data && segs[i].len) {
-            lr_sim_fail(s, "harness: node %d sent a file segment", x->id);
-            return LOGREP_ERR__IO;
-        }
-        total += segs[i].len;
-    }
-    uint8_t *buf = malloc(total ? total : 1);
-    if (!buf)
-        return LOGREP_ERR__IO;
-    size_t at = 0;
-    for (size_t i = 0; i < nsegs; i++) {
-        if (segs[i].len)
-            memcpy(buf + at, segs[i].data, segs[i].len);
-        at += segs[i].len;
-    }
-    /* The epochs the node answers in, for the checker's zombie rules. */
-    int32_t served[LR_SIM_MAXP];
-    for (int32_t p = 0; p < LR_SIM_MAXP; p++)
-        served[p] = -1;
-    logrep_partition_info pi;
-    if (s->ends[s->ends[c].peer].owner >= LR_SIM_ACTOR0 && s->node[x->id])
-        for (size_t i = 0; logrep_node_partition(s->node[x->id], i, &pi) == LOGREP_OK; i++)
-            if (pi.partition >= 0 && pi.partition < LR_SIM_MAXP && !strcmp(pi.topic, LR_SIM_TOPIC))
-                served[pi.partition] = pi.leader_epoch;
-    int err = net_send(s, c, buf, total, served);
-    free(buf);
-    return err ? LOGREP_ERR__IO : LOGREP_OK;
-}
-
-static logrep_err t_connect(void *ctx, int32_t node_id, const char *host, int32_t port,
-                            uint64_t *out)
-{
-    lr_sim_nodectx *x = ctx;
-    logrep_sim *s = x->sim;
-    (void)host;
-    (void)port;
-    if (!is_node(s, node_id) || !s->node[node_id] || s->block[x->id][node_id])
-        return LOGREP_ERR__IO;
-    uint64_t e = open_pair(s, x->id, node_id);
-    if (!e)
-        return LOGREP_ERR__IO;
-    *out = e;
-    return LOGREP_OK;
-}
-
-static void t_close(void *ctx, uint64_t c)
-{
-    lr_sim_nodectx *x = ctx;
-    if (end_ok(x->sim, c) && x->sim->ends[c].owner == x->id)
-        lr_sim_close_end(x->sim, c, 0);
-}
-
-uint64_t lr_sim_client_connect(logrep_sim *s, int32_t owner, int32_t to)
-{
-    if (!is_node(s, to) || !s->node[to] || s->client_block[to])
-        return 0;
-    return open_pair(s, owner, to);
-}
-
-int lr_sim_client_send(logrep_sim *s, uint64_t end, const uint8_t *buf, size_t len)
-{
-    return net_send(s, end, buf, len, NULL);
-}
-
-static void reset_between(logrep_sim *s, int32_t a, int32_t b)
-{
-    for (uint64_t e = 1; e < s->nends; e++) {
-        if (!s->ends[e].used || s->ends[e].accepted)
-            continue;
-        int32_t o = s->ends[e].owner, p = s->ends[s->ends[e].peer].owner;
-        if (o == a && p == b)
-            lr_sim_close_end(s, e, 1);
-    }
-}
-
-LOGREP_API void logrep_sim_block(logrep_sim *s, int32_t from, int32_t to, int on)
-{
-    if (!s || !is_node(s, from) || !is_node(s, to))
-        return;
-    s->block[from][to] = on ? 1 : 0;
-    lr_sim_trace(s, "fault: block %d->%d %s", from, to, on ? "on" : "off");
-    if (on)
-        reset_between(s, from, to);
-}
-
-LOGREP_API void logrep_sim_partition(logrep_sim *s, int32_t a, int32_t b, int on)
-{
-    logrep_sim_block(s, a, b, on);
-    logrep_sim_block(s, b, a, on);
-}
-
-LOGREP_API void logrep_sim_isolate(logrep_sim *s, int32_t id, int on)
-{
-    if (!s)
-        return;
-    for (int32_t o = 1; o <= s->nn; o++)
-        if (o != id)
-            logrep_sim_partition(s, id, o, on);
-}
-
-LOGREP_API void logrep_sim_client_block(logrep_sim *s, int32_t id, int on)
-{
-    if (!s || !is_node(s, id))
-        return;
-    s->client_block[id] = on ? 1 : 0;
-    lr_sim_trace(s, "fault: clients %s node %d", on ? "cut from" : "reach", id);
-    if (on)
-        for (uint64_t e = 1; e < s->nends; e++)
-            if (s->ends[e].used && s->ends[e].owner >= LR_SIM_ACTOR0 &&
-                s->ends[s->ends[e].peer].owner == id)
-                lr_sim_close_end(s, e, 1);
-}
-
-LOGREP_API void logrep_sim_link(logrep_sim *s, int32_t from, int32_t to, int32_t lat_min,
-                                int32_t lat_max, int32_t reset_ppm)
-{
-    if (!s)
-        return;
-    for (int32_t f = 0; f <= s->nn; f++)
-        for (int32_t t = 0; t <= s->nn; t++)
-            if ((from < 0 || f == from) && (to < 0 || t == to))
-                s->link[f][t] = (lr_sim_link){lat_min < 0 ? 0 : lat_min, lat_max, reset_ppm};
-    lr_sim_trace(s, "fault: link %d->%d latency %d..%d ms, reset %d ppm", from, to, lat_min,
-                 lat_max, reset_ppm);
-}
-
-LOGREP_API void logrep_sim_set_fifo(logrep_sim *s, int fifo)
-{
-    if (s)
-        s->nonfifo = !fifo;
-}
-
-LOGREP_API void logrep_sim_heal_network(logrep_sim *s)
-{
-    if (!s)
-        return;
-    memset(s->block, 0, sizeof s->block);
-    memset(s->client_block, 0, sizeof s->client_block);
-    for (int32_t f = 0; f <= s->nn; f++)
-        for (int32_t t = 0; t <= s->nn; t++)
-            s->link[f][t] = (lr_sim_link){1, 3, 0};
-    for (int32_t i = 1; i <= s->nn; i++)
-        if (s->paused_until[i] > s->now)
-            s->paused_until[i] = s->now;
-    lr_sim_trace(s, "heal: network restored");
 }
 
 /* ------------------------------------------------------------ nodes */
@@ -490,17 +236,18 @@ static int start_node(logrep_sim *s, int32_t id)
     }
     s->nctx[id] = (lr_sim_nodectx){s, id};
     logrep_conf_set_log(conf, node_log, &s->nctx[id], LOGREP_LOG_INFO);
-    s->tr[id] = (logrep_transport){LOGREP_TRANSPORT_VERSION, &s->nctx[id], t_send, t_connect, t_close};
     s->inc[id]++;
-    e = logrep_node_new(conf, s->st[id], &s->tr[id], node_now(s, id), err, sizeof err, &s->node[id]);
+    e = logrep_node_new(conf, s->st[id], lr_memnet_transport(s->net, id), node_now(s, id), err,
+                        sizeof err, &s->node[id]);
     logrep_conf_free(conf);
     if (e) {
         lr_sim_trace(s, "harness: node %d does not start: %s %s", id, logrep_err_name(e), err);
         s->node[id] = NULL;
         return e;
     }
+    lr_memnet_set_node(s->net, id, s->node[id]);
     lr_sim_trace(s, "node %d up (incarnation %u)", id, s->inc[id]);
-    lr_sim_push(s, s->now + 1 + (int64_t)lr_sim_rand(s, 10), EV_TICK, id, 0, NULL, 0);
+    lr_sim_push(s, s->now + 1 + (int64_t)lr_sim_rand(s, 10), EV_TICK, id);
     return 0;
 }
 
@@ -508,19 +255,17 @@ static void stop_node(logrep_sim *s, int32_t id, int abandon)
 {
     logrep_node_free(s->node[id], abandon);
     s->node[id] = NULL;
-    for (uint64_t e = 1; e < s->nends; e++)
-        if (s->ends[e].used && s->ends[e].owner == id)
-            lr_sim_close_end(s, e, 0);
+    lr_memnet_set_node(s->net, id, NULL); /* its connections close */
 }
 
 LOGREP_API int logrep_sim_is_up(const logrep_sim *s, int32_t id)
 {
-    return s && is_node(s, id) && s->node[id] != NULL;
+    return s && lr_sim_is_node(s, id) && s->node[id] != NULL;
 }
 
 LOGREP_API logrep_err logrep_sim_kill(logrep_sim *s, int32_t id, int mode)
 {
-    if (!s || !is_node(s, id) || !s->node[id] || mode < 0 || mode > LOGREP_SIM_CRASH_DISK)
+    if (!s || !lr_sim_is_node(s, id) || !s->node[id] || mode < 0 || mode > LOGREP_SIM_CRASH_DISK)
         return LOGREP_ERR__INVALID_ARG;
     static const char *names[] = {"process crash", "power loss", "power loss (drop all)",
                                   "power loss + disk replaced"};
@@ -546,7 +291,7 @@ LOGREP_API logrep_err logrep_sim_kill(logrep_sim *s, int32_t id, int mode)
 
 LOGREP_API logrep_err logrep_sim_restart(logrep_sim *s, int32_t id)
 {
-    if (!s || !is_node(s, id) || s->node[id])
+    if (!s || !lr_sim_is_node(s, id) || s->node[id])
         return LOGREP_ERR__INVALID_ARG;
     lr_sim_trace(s, "fault: restart node %d", id);
     return start_node(s, id);
@@ -554,7 +299,7 @@ LOGREP_API logrep_err logrep_sim_restart(logrep_sim *s, int32_t id)
 
 LOGREP_API logrep_err logrep_sim_shutdown(logrep_sim *s, int32_t id, int64_t max_ms)
 {
-    if (!s || !is_node(s, id) || !s->node[id])
+    if (!s || !lr_sim_is_node(s, id) || !s->node[id])
         return LOGREP_ERR__INVALID_ARG;
     lr_sim_trace(s, "fault: controlled shutdown of node %d", id);
     logrep_node_shutdown(s->node[id], node_now(s, id));
@@ -572,7 +317,7 @@ LOGREP_API logrep_err logrep_sim_shutdown(logrep_sim *s, int32_t id, int64_t max
 LOGREP_API logrep_err logrep_sim_disk_fault(logrep_sim *s, int32_t id, logrep_err err,
                                             uint64_t countdown, int persistent)
 {
-    if (!s || !is_node(s, id) || !s->st[id])
+    if (!s || !lr_sim_is_node(s, id) || !s->st[id])
         return LOGREP_ERR__INVALID_ARG;
     lr_sim_trace(s, "fault: node %d disk %s after %llu ops%s", id, logrep_err_name(err),
                  (unsigned long long)countdown, persistent ? ", persistent" : "");
@@ -583,7 +328,7 @@ LOGREP_API logrep_err logrep_sim_disk_fault(logrep_sim *s, int32_t id, logrep_er
 
 LOGREP_API void logrep_sim_clock_jump(logrep_sim *s, int32_t id, int64_t ms)
 {
-    if (!s || !is_node(s, id) || ms <= 0)
+    if (!s || !lr_sim_is_node(s, id) || ms <= 0)
         return;
     s->skew[id] += ms;
     lr_sim_trace(s, "fault: node %d clock jumps +%lld ms", id, (long long)ms);
@@ -591,7 +336,7 @@ LOGREP_API void logrep_sim_clock_jump(logrep_sim *s, int32_t id, int64_t ms)
 
 LOGREP_API void logrep_sim_pause(logrep_sim *s, int32_t id, int64_t ms)
 {
-    if (!s || !is_node(s, id) || ms <= 0)
+    if (!s || !lr_sim_is_node(s, id) || ms <= 0)
         return;
     s->paused_until[id] = s->now + ms;
     lr_sim_trace(s, "fault: node %d paused for %lld ms", id, (long long)ms);
@@ -621,50 +366,21 @@ static void deliver(logrep_sim *s, lr_sim_ev *e)
     case EV_TICK:
         if (!s->node[e->who] || e->inc != s->inc[e->who])
             return;
-        s->in_node = 1;
         logrep_node_tick(s->node[e->who], node_now(s, e->who));
-        s->in_node = 0;
-        lr_sim_push(s, s->now + 8 + (int64_t)lr_sim_rand(s, 5), EV_TICK, e->who, 0, NULL, 0);
+        lr_sim_push(s, s->now + 8 + (int64_t)lr_sim_rand(s, 5), EV_TICK, e->who);
         return;
-    case EV_FRAME: {
-        if (!end_ok(s, e->end))
-            return;
-        lr_sim_end *end = &s->ends[e->end];
-        if (is_node(s, end->owner)) {
-            logrep_node *n = s->node[end->owner];
-            if (!n)
-                return;
-            int32_t from = s->ends[end->peer].owner;
-            if (from < LR_SIM_ACTOR0 || end->accepted)
-                lr_sim_trace(s, "deliver %d->%d %s %zu B", from, end->owner,
-                             api_of(e->data, e->len, end->accepted), e->len);
-            s->in_node = 1;
-            if (end->accepted)
-                logrep_node_request(n, e->end, e->data, e->len, node_now(s, end->owner));
-            else
-                logrep_node_response(n, e->end, e->data, e->len, node_now(s, end->owner));
-            s->in_node = 0;
-        } else if (end->owner >= LR_SIM_ACTOR0 &&
-                   (size_t)(end->owner - LR_SIM_ACTOR0) < s->nactors) {
-            lr_sim_actor *a = &s->actors[end->owner - LR_SIM_ACTOR0];
-            lr_sim_actor_frame(s, a, e->end, e->data, e->len,
-                               a->partition >= 0 && a->partition < LR_SIM_MAXP
-                                   ? e->served[a->partition]
-                                   : -1);
-        }
+    case EV_NET: {
+        lr_memnet_msg *m = e->msg;
+        e->msg = NULL;
+        int to_node = lr_sim_is_node(s, m->to);
+        lr_memnet_end_info in;
+        if (to_node && m->kind == LR_MEMNET_FRAME && s->node[m->to] &&
+            lr_memnet_end(s->net, m->end, &in) && (m->from < LR_SIM_ACTOR0 || in.accepted))
+            lr_sim_trace(s, "deliver %d->%d %s %zu B", m->from, m->to,
+                         api_of(m->data, m->len, in.accepted), m->len);
+        lr_memnet_deliver(s->net, m, to_node ? node_now(s, m->to) : s->now);
         return;
     }
-    case EV_CLOSED:
-        if (is_node(s, e->who)) {
-            if (s->node[e->who] && e->inc == s->inc[e->who]) {
-                s->in_node = 1;
-                logrep_node_closed(s->node[e->who], e->end, node_now(s, e->who));
-                s->in_node = 0;
-            }
-        } else if (e->who >= LR_SIM_ACTOR0 && (size_t)(e->who - LR_SIM_ACTOR0) < s->nactors) {
-            lr_sim_actor_closed(s, &s->actors[e->who - LR_SIM_ACTOR0], e->end);
-        }
-        return;
     case EV_ACTOR:
         if ((size_t)(e->who - LR_SIM_ACTOR0) < s->nactors)
             lr_sim_actor_timer(s, &s->actors[e->who - LR_SIM_ACTOR0]);
@@ -673,13 +389,15 @@ static void deliver(logrep_sim *s, lr_sim_ev *e)
 }
 
 /* The node an event is for, when the event must wait for a paused node. */
-static int32_t target_node(const logrep_sim *s, const lr_sim_ev *e)
+static int32_t target_node(logrep_sim *s, const lr_sim_ev *e)
 {
-    if (e->kind == EV_TICK || e->kind == EV_CLOSED)
-        return is_node(s, e->who) ? e->who : 0;
-    if (e->kind == EV_FRAME && end_ok(s, e->end) && is_node(s, s->ends[e->end].owner))
-        return s->ends[e->end].owner;
-    return 0;
+    if (e->kind == EV_TICK)
+        return lr_sim_is_node(s, e->who) ? e->who : 0;
+    if (e->kind != EV_NET || !lr_sim_is_node(s, e->msg->to))
+        return 0;
+    if (e->msg->kind == LR_MEMNET_FRAME && !lr_memnet_end(s->net, e->msg->end, NULL))
+        return 0;
+    return e->msg->to;
 }
 
 LOGREP_API logrep_err logrep_sim_run(logrep_sim *s, int64_t ms)
@@ -697,11 +415,10 @@ LOGREP_API logrep_err logrep_sim_run(logrep_sim *s, int64_t ms)
             e.t = s->paused_until[tn];
             e.seq = s->seq++;
             if (heap_insert(s, e) != 0)
-                free(e.data);
+                lr_memnet_msg_free(s->net, e.msg);
             continue;
         }
         deliver(s, &e);
-        free(e.data);
         s->stats.steps++;
         lr_sim_check(s);
     }
@@ -729,7 +446,7 @@ static logrep_err send_oneshot(logrep_sim *s)
     a->end = lr_sim_client_connect(s, LR_SIM_ACTOR0 + a->idx, to);
     a->state = AS_DONE;
     a->done = 1;
-    lr_sim_client_send(s, a->end, buf, len);
+    lr_sim_client_send(s, LR_SIM_ACTOR0 + a->idx, a->end, buf, len);
     return LOGREP_OK;
 }
 
@@ -860,6 +577,8 @@ LOGREP_API logrep_err logrep_sim_new(const logrep_sim_conf *conf, logrep_sim **o
     if (!s->trace || logrep_msg_new(NULL, &s->msg) || logrep_msg_new(NULL, &s->rmsg) ||
         logrep_batch_builder_new(NULL, &s->bb) || logrep_batch_reader_new(NULL, &s->rd))
         err = LOGREP_ERR__NOMEM;
+    if (!err)
+        err = lr_sim_net_new(s);
     for (int32_t f = 0; f <= s->nn; f++)
         for (int32_t t = 0; t <= s->nn; t++)
             s->link[f][t] = (lr_sim_link){1, 3, 0};
@@ -891,9 +610,9 @@ LOGREP_API void logrep_sim_free(logrep_sim *s)
         logrep_storage_free(s->st[id]);
     }
     for (size_t i = 0; i < s->nq; i++)
-        free(s->q[i].data);
+        lr_memnet_msg_free(s->net, s->q[i].msg);
     free(s->q);
-    free(s->ends);
+    lr_memnet_free(s->net);
     free(s->actors);
     lr_sim_check_free(s);
     logrep_msg_free(s->msg);
@@ -929,7 +648,7 @@ LOGREP_API logrep_err logrep_sim_controller_view(const logrep_sim *s, int32_t pa
 LOGREP_API logrep_err logrep_sim_replica_view(const logrep_sim *s, int32_t id, int32_t part,
                                               logrep_sim_replica *out)
 {
-    if (!s || !out || !is_node(s, id))
+    if (!s || !out || !lr_sim_is_node(s, id))
         return LOGREP_ERR__INVALID_ARG;
     if (!s->node[id])
         return LOGREP_ERR__NOENT;

@@ -9,37 +9,30 @@
 #include "logrep/proto.h"
 #include "logrep/sim.h"
 #include "logrep/storage.h"
+#include "sim/memnet.h"
 
 #define LR_SIM_MAXN 9          /* brokers + controller */
 #define LR_SIM_MAXP 8          /* partitions */
 #define LR_SIM_ACTOR0 1000     /* owner ids of actors start here */
 #define LR_SIM_TOPIC "t"
 
-/* A frame or a notification in the event queue. */
-enum { EV_TICK = 1, EV_FRAME = 2, EV_CLOSED = 3, EV_ACTOR = 4 };
+/* The event queue: ticks, actor timers and the network's messages. */
+enum { EV_TICK = 1, EV_NET = 2, EV_ACTOR = 4 };
 
 typedef struct lr_sim_ev {
     int64_t t;
     uint64_t seq;
     int kind;
     int32_t who;       /* node id or actor owner id */
-    uint64_t end;      /* connection end (FRAME, CLOSED) */
-    uint32_t inc;      /* node incarnation the event was made for */
-    uint8_t *data;     /* FRAME */
-    size_t len;
-    /* FRAME from a node to a client: the node's leader epoch of each
-     * partition when it answered (-1 none), not when the answer lands. */
-    int32_t served[LR_SIM_MAXP];
+    uint32_t inc;      /* TICK: the node incarnation it was made for */
+    lr_memnet_msg *msg; /* NET (owned); its extra holds lr_sim_served */
 } lr_sim_ev;
 
-/* One end of a connection. Ids are never reused. */
-typedef struct lr_sim_end {
-    int used;
-    int32_t owner;     /* node id, or an actor owner id */
-    int accepted;      /* receives requests */
-    uint64_t peer;
-    int64_t last_t;    /* FIFO: latest scheduled delivery */
-} lr_sim_end;
+/* Per frame from a node to a client: the node's leader epoch of each
+ * partition when it answered (-1 none), not when the answer lands. */
+typedef struct lr_sim_served {
+    int32_t epoch[LR_SIM_MAXP];
+} lr_sim_served;
 
 typedef struct lr_sim_link {
     int32_t lat_min, lat_max, reset_ppm;
@@ -159,7 +152,7 @@ struct logrep_sim {
 
     logrep_node *node[LR_SIM_MAXN + 1];
     logrep_storage *st[LR_SIM_MAXN + 1];
-    logrep_transport tr[LR_SIM_MAXN + 1];
+    lr_memnet *net;          /* connections, frames and notifications */
     lr_sim_nodectx nctx[LR_SIM_MAXN + 1];
     uint32_t inc[LR_SIM_MAXN + 1];
     uint32_t ctl_stats_inc;      /* controller incarnation its counters belong to */
@@ -174,13 +167,9 @@ struct logrep_sim {
     int client_block[LR_SIM_MAXN + 1];
     lr_sim_link link[LR_SIM_MAXN + 1][LR_SIM_MAXN + 1];
     int nonfifo;
-    int in_node;             /* inside a node call */
 
     lr_sim_ev *q;            /* binary heap */
     size_t nq, capq;
-
-    lr_sim_end *ends;
-    size_t nends, capends;
 
     lr_sim_actor *actors;
     size_t nactors, capactors;
@@ -216,16 +205,29 @@ void lr_sim_fail(logrep_sim *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-int lr_sim_push(logrep_sim *s, int64_t t, int kind, int32_t who, uint64_t end, const uint8_t *data,
-                size_t len);
+static inline int lr_sim_is_node(const logrep_sim *s, int32_t who)
+{
+    return who >= 1 && who <= s->nn;
+}
+
+/* A timer event (TICK, ACTOR) for `who` at t. */
+int lr_sim_push(logrep_sim *s, int64_t t, int kind, int32_t who);
+/* A network message (owned from here) delivered at t. */
+int lr_sim_push_msg(logrep_sim *s, int64_t t, lr_memnet_msg *m);
+int32_t lr_sim_random_up_broker(logrep_sim *s);
+uint64_t lr_sim_rand(logrep_sim *s, uint64_t n);
+
+/* sim_net.c */
+/* The memnet with the simulator's hooks. @return LOGREP_OK, _NOMEM. */
+logrep_err lr_sim_net_new(logrep_sim *s);
 /* Opens a client connection from actor owner `owner` to node `to`;
  * returns the actor's end or 0 when the node is unreachable. */
 uint64_t lr_sim_client_connect(logrep_sim *s, int32_t owner, int32_t to);
 /* Queues a frame on end `end` (owned by `owner`). */
-int lr_sim_client_send(logrep_sim *s, uint64_t end, const uint8_t *buf, size_t len);
+int lr_sim_client_send(logrep_sim *s, int32_t owner, uint64_t end, const uint8_t *buf, size_t len);
+/* Closes the connection; the other end hears of it, this one too when
+ * notify_self (a reset). */
 void lr_sim_close_end(logrep_sim *s, uint64_t end, int notify_self);
-int32_t lr_sim_random_up_broker(logrep_sim *s);
-uint64_t lr_sim_rand(logrep_sim *s, uint64_t n);
 
 /* client.c */
 void lr_sim_actor_timer(logrep_sim *s, lr_sim_actor *a);

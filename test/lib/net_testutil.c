@@ -5,91 +5,33 @@
 #include <string.h>
 
 #include "lib/net_testutil.h"
+#include "sim/memnet.h"
 
-static ep eps[MAXN + 1];
-
-static void enqueue(net *w, uint64_t c, const logrep_seg *segs, size_t nsegs)
+static logrep_err t_read_file(void *ctx, int32_t from, const logrep_seg *seg, void *buf)
 {
-    size_t total = 0;
-    for (size_t i = 0; i < nsegs; i++)
-        total += segs[i].len;
-    frame *f = malloc(sizeof *f + total);
-    f->next = NULL;
-    f->conn = c;
-    f->len = total;
-    size_t at = 0;
-    for (size_t i = 0; i < nsegs; i++) {
-        cr_assert_not_null(segs[i].data, "memory storage has no file segments");
-        memcpy(f->data + at, segs[i].data, segs[i].len);
-        at += segs[i].len;
-    }
-    if (w->tail)
-        w->tail->next = f;
-    else
-        w->head = f;
-    w->tail = f;
+    (void)ctx;
+    (void)seg;
+    (void)buf;
+    cr_assert_fail("node %d: memory storage has no file segments", from);
+    return LOGREP_ERR__IO;
 }
 
-static logrep_err t_send(void *ctx, uint64_t c, const logrep_seg *segs, size_t nsegs)
+/* Port 9093 is the controller listener (controller.quorum.voters). */
+static const char *t_listener(void *ctx, int32_t to, const char *host, int32_t port)
 {
-    ep *e = ctx;
-    net *w = e->net;
-    if (c >= MAXCONN || !w->conns[c].used || w->conns[c].owner != e->id)
-        return LOGREP_ERR__IO;
-    enqueue(w, w->conns[c].peer, segs, nsegs);
-    return LOGREP_OK;
-}
-
-/* Opens a pair of ends: `from` connects, `to` accepts. */
-uint64_t open_pair(net *w, int from, int to)
-{
-    uint64_t a = 0, b = 0;
-    for (uint64_t c = 1; c < MAXCONN && !b; c++) {
-        if (w->conns[c].used)
-            continue;
-        if (!a)
-            a = c;
-        else
-            b = c;
-    }
-    cr_assert(a && b, "out of connections");
-    w->conns[a] = (conn){1, from, 0, b};
-    w->conns[b] = (conn){1, to, 1, a};
-    return a;
-}
-
-void close_pair(net *w, uint64_t c, int notify)
-{
-    if (c >= MAXCONN || !w->conns[c].used)
-        return;
-    uint64_t p = w->conns[c].peer;
-    w->conns[c].used = 0;
-    if (w->conns[p].used) {
-        w->conns[p].used = 0;
-        int owner = w->conns[p].owner;
-        if (notify && owner > 0 && w->node[owner])
-            logrep_node_closed(w->node[owner], p, w->now);
-    }
-}
-
-static logrep_err t_connect(void *ctx, int32_t node_id, const char *host, int32_t port, uint64_t *out)
-{
-    ep *e = ctx;
+    (void)ctx;
+    (void)to;
     (void)host;
-    (void)port;
-    if (node_id < 1 || node_id > MAXN || !e->net->node[node_id] || e->net->down[node_id])
-        return LOGREP_ERR__IO;
-    *out = open_pair(e->net, e->id, node_id);
-    /* Port 9093 is the controller listener (controller.quorum.voters). */
-    logrep_node_accepted(e->net->node[node_id], e->net->conns[*out].peer,
-                         port == 9093 ? "CONTROLLER" : "PLAINTEXT");
-    return LOGREP_OK;
+    return port == 9093 ? "CONTROLLER" : "PLAINTEXT";
 }
 
-static void t_close(void *ctx, uint64_t c)
+static lr_memnet *net_of(net *w)
 {
-    ep *e = ctx;
-    close_pair(e->net, c, 1);
+    if (!w->mn) {
+        lr_memnet_conf c = {.max_node = MAXN, .listener = t_listener, .read_file = t_read_file};
+        cr_assert_eq(lr_memnet_new(&c, &w->mn), LOGREP_OK);
+    }
+    return w->mn;
 }
 
 static void test_log(void *ctx, int level, const char *subsys, const char *msg, size_t len)
@@ -117,15 +59,15 @@ void start_node(net *w, int id)
     cr_assert_eq(logrep_conf_set(conf, "log.dirs", "data", NULL, 0), LOGREP_OK);
     cr_assert_eq(logrep_conf_set(conf, "replica.fetch.wait.max.ms", "50", NULL, 0), LOGREP_OK);
     cr_assert_eq(logrep_conf_set(conf, "file.delete.delay.ms", "500", NULL, 0), LOGREP_OK);
-    eps[id] = (ep){w, id};
-    w->tr[id] = (logrep_transport){LOGREP_TRANSPORT_VERSION, &eps[id], t_send, t_connect, t_close};
     if (log_capture)
         logrep_conf_set_log(conf, log_capture, log_capture_ctx, LOGREP_LOG_INFO);
     else if (getenv("LOGREP_TEST_LOG"))
         logrep_conf_set_log(conf, test_log, (void *)(intptr_t)id, LOGREP_LOG_DEBUG);
     char err[160];
-    logrep_err e = logrep_node_new(conf, w->st[id], &w->tr[id], w->now, err, sizeof err, &w->node[id]);
+    logrep_err e = logrep_node_new(conf, w->st[id], lr_memnet_transport(net_of(w), id), w->now, err,
+                                   sizeof err, &w->node[id]);
     cr_assert_eq(e, LOGREP_OK, "node %d: %s %s", id, logrep_err_name(e), err);
+    lr_memnet_set_node(w->mn, id, w->node[id]);
     logrep_conf_free(conf);
 }
 
@@ -145,9 +87,7 @@ void kill_node(net *w, int id)
     logrep_node_free(w->node[id], 1);
     w->node[id] = NULL;
     w->down[id] = 1;
-    for (uint64_t c = 1; c < MAXCONN; c++)
-        if (w->conns[c].used && w->conns[c].owner == id)
-            close_pair(w, c, 1);
+    lr_memnet_set_node(w->mn, id, NULL); /* its peers see its connections close */
 }
 
 void teardown(net *w)
@@ -156,44 +96,14 @@ void teardown(net *w)
         logrep_node_free(w->node[id], 0);
         logrep_storage_free(w->st[id]);
     }
-    while (w->head) {
-        frame *f = w->head;
-        w->head = f->next;
-        free(f);
-    }
-    while (w->client_inbox) {
-        frame *f = w->client_inbox;
-        w->client_inbox = f->next;
-        free(f);
-    }
+    lr_memnet_free(w->mn);
+    w->mn = NULL;
 }
 
 /* Delivers every queued frame (and those they cause). */
 void pump(net *w)
 {
-    for (int guard = 0; w->head && guard < 100000; guard++) {
-        frame *f = w->head;
-        w->head = f->next;
-        if (!w->head)
-            w->tail = NULL;
-        conn *c = &w->conns[f->conn];
-        if (!c->used) {
-            free(f);
-            continue;
-        }
-        if (c->owner == CLIENT) {
-            f->next = w->client_inbox;
-            w->client_inbox = f;
-        } else if (c->accepted) {
-            if (w->node[c->owner])
-                logrep_node_request(w->node[c->owner], f->conn, f->data, f->len, w->now);
-            free(f);
-        } else {
-            if (w->node[c->owner])
-                logrep_node_response(w->node[c->owner], f->conn, f->data, f->len, w->now);
-            free(f);
-        }
-    }
+    lr_memnet_pump(w->mn, w->now, 100000);
 }
 
 void run(net *w, int64_t ms)
@@ -215,14 +125,17 @@ uint64_t client_send(net *w, int to, logrep_msg *m)
 
 uint64_t client_send_on(net *w, int to, const char *listener, logrep_msg *m)
 {
-    uint64_t c = open_pair(w, CLIENT, to);
+    uint64_t c;
+    lr_memnet_end_info in;
+    cr_assert_eq(lr_memnet_open(w->mn, CLIENT, to, &c), LOGREP_OK);
+    cr_assert(lr_memnet_end(w->mn, c, &in));
     if (listener)
-        cr_assert_eq(logrep_node_accepted(w->node[to], w->conns[c].peer, listener), LOGREP_OK);
+        cr_assert_eq(logrep_node_accepted(w->node[to], in.peer, listener), LOGREP_OK);
     const uint8_t *buf;
     size_t len;
     cr_assert_eq(logrep_msg_encode_flat(m, &buf, &len), LOGREP_OK, "%s", logrep_msg_errmsg(m));
     logrep_seg s = {buf, len, -1, 0};
-    enqueue(w, w->conns[c].peer, &s, 1);
+    cr_assert_eq(lr_memnet_send(w->mn, CLIENT, c, &s, 1), LOGREP_OK);
     return c;
 }
 
@@ -231,21 +144,17 @@ void client_wait(net *w, uint64_t c, int api, int version, logrep_msg *resp, int
 {
     for (int64_t t = 0; t <= max_ms; t += 10) {
         pump(w);
-        for (frame **pp = &w->client_inbox; *pp; pp = &(*pp)->next) {
-            if ((*pp)->conn != c)
-                continue;
-            frame *f = *pp;
-            *pp = f->next;
-            /* Keep the frame alive: resp borrows it; leak-free via the
-             * message's next decode is not possible, so copy into a
-             * static slot. */
+        lr_memnet_msg *f = lr_memnet_inbox_take(w->mn, c);
+        if (f) {
+            /* resp borrows the frame: keep a copy in a static slot. */
             static uint8_t keep[1 << 20];
             cr_assert_lt(f->len, sizeof keep);
             memcpy(keep, f->data, f->len);
-            cr_assert_eq(logrep_msg_decode_response(resp, api, version, keep, f->len), LOGREP_OK,
+            size_t len = f->len;
+            lr_memnet_msg_free(w->mn, f);
+            cr_assert_eq(logrep_msg_decode_response(resp, api, version, keep, len), LOGREP_OK,
                          "%s", logrep_msg_errmsg(resp));
-            free(f);
-            close_pair(w, c, 1);
+            lr_memnet_close(w->mn, c, 0);
             return;
         }
         run(w, 10);
@@ -264,14 +173,16 @@ logrep_struct *elem(logrep_struct *s, const char *name, int32_t i)
 }
 
 
+int client_has(net *w, uint64_t c)
+{
+    return lr_memnet_inbox_has(w->mn, c);
+}
+
 int client_closed(net *w, uint64_t c)
 {
     for (int i = 0; i < 20; i++)
         run(w, 10);
-    for (frame *f = w->client_inbox; f; f = f->next)
-        if (f->conn == c)
-            return 0;
-    return c >= MAXCONN || !w->conns[c].used;
+    return !client_has(w, c) && !lr_memnet_end(w->mn, c, NULL);
 }
 
 int create_topic_full(net *w, int via, const char *name, int parts, int rf,

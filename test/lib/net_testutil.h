@@ -12,47 +12,21 @@
 #include "logrep/storage.h"
 
 #define MAXN 4
-#define MAXCONN 256
 #define CLIENT (-1)
 
-/* A frame delivered to connection end `conn`. */
-typedef struct frame {
-    struct frame *next;
-    uint64_t conn;
-    size_t len;
-    uint8_t data[];
-} frame;
+typedef struct lr_memnet lr_memnet;
 
-/* One end of a connection: held by `owner` (a node id or CLIENT); the
- * accepted end receives requests, the connecting end responses. Ends come
- * in pairs (ids c and peer), also when a node connects to itself. */
-typedef struct conn {
-    int used;
-    int owner;
-    int accepted;
-    uint64_t peer;
-} conn;
-
+/* Nodes 1..n on a memnet (lib/sim/memnet.h), with the test client as
+ * endpoint CLIENT. */
 typedef struct net {
     logrep_node *node[MAXN + 1];
     logrep_storage *st[MAXN + 1];
-    logrep_transport tr[MAXN + 1];
-    int ep_id[MAXN + 1];
-    conn conns[MAXCONN];
-    frame *head, *tail;
-    frame *client_inbox;  /* responses to the test client */
+    lr_memnet *mn;
     int down[MAXN + 1];
     int64_t now;
     int n;
 } net;
 
-typedef struct ep {
-    net *net;
-    int id;
-} ep;
-
-uint64_t open_pair(net *w, int from, int to);
-void close_pair(net *w, uint64_t c, int notify);
 void start_node(net *w, int id);
 /* n nodes: node 1 broker+controller, the others brokers. */
 void setup(net *w, int n);
@@ -65,6 +39,8 @@ void run(net *w, int64_t ms);
 uint64_t client_send(net *w, int to, logrep_msg *m);
 /* The same on the listener named (NULL: a connection never named). */
 uint64_t client_send_on(net *w, int to, const char *listener, logrep_msg *m);
+/* 1 when the answer on c waits for the client (not taken yet). */
+int client_has(net *w, uint64_t c);
 /* 1 when the connection was closed without an answer. */
 int client_closed(net *w, uint64_t c);
 /* Waits (running the cluster) for the response on conn and decodes it. */
