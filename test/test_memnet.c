@@ -386,10 +386,10 @@ Test(memnet, connects_fail_in_the_background)
     s.attempts = 0;
     run(n, nodes, &now, 2000);
     cr_assert_gt(s.attempts, 1, "the broker retried after each failure");
-    cr_assert_lt(nodes[2]->broker_epoch, 0);
+    cr_assert_lt(nodes[2]->life.broker_epoch, 0);
     nodes[1] = start(n, 1, "controller", &st[1], now);
     run(n, nodes, &now, 3000);
-    cr_assert_geq(nodes[2]->broker_epoch, 0, "registered once the controller is up");
+    cr_assert_geq(nodes[2]->life.broker_epoch, 0, "registered once the controller is up");
     for (int i = 1; i <= 2; i++) {
         lr_memnet_set_node(n, i, NULL);
         logrep_node_free(nodes[i], 0);
