@@ -13,10 +13,10 @@
 LR_CONF_PROP(BATCH_SIZE, "batch.size", LR_CONF_INT, 16384, 1, LR_I32MAX, NULL, NULL,
     "Bytes a sticky partitioner sends to one partition before it switches.")
 LR_CONF_PROP(COMPRESSION_TYPE, "compression.type", LR_CONF_STR, 0, 0, 0, "producer",
-    "producer|uncompressed|none|gzip|snappy|lz4|zstd",
-    "Codec of stored batches; 'producer' keeps the producer's codec.")
+    "uncompressed|zstd|lz4|snappy|gzip|producer",
+    "Codec of stored batches; 'producer' keeps the producer's codec ('none' is a producer-side name, refused as Kafka does).")
 LR_CONF_PROP(COMPRESSION_GZIP_LEVEL, "compression.gzip.level", LR_CONF_INT, -1, -1, 9, NULL, NULL,
-    "gzip level; -1 is zlib's default.")
+    "gzip level: 1-9, or -1 for zlib's default (0 is refused, as Kafka does).")
 LR_CONF_PROP(COMPRESSION_LZ4_LEVEL, "compression.lz4.level", LR_CONF_INT, 9, 1, 17, NULL, NULL,
     "lz4 level (1-17, Kafka's scale; above 2 uses lz4 HC).")
 LR_CONF_PROP(COMPRESSION_ZSTD_LEVEL, "compression.zstd.level", LR_CONF_INT, 3, -131072, 22, NULL, NULL,
