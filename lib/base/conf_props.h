@@ -60,6 +60,9 @@ LR_CONF_PROP(FILE_DELETE_DELAY_MS, "file.delete.delay.ms", LR_CONF_INT, 60000, 0
 LR_CONF_PROP(PRODUCER_ID_EXPIRATION_MS, "producer.id.expiration.ms", LR_CONF_INT, 86400000, 1, LR_I64MAX, NULL, NULL,
     "Producer state idle this long is dropped.")
 
+LR_CONF_PROP(MAX_OPEN_FILES, "logrep.max.open.files", LR_CONF_INT, 0, 0, LR_I32MAX, NULL, NULL,
+    "Descriptors the POSIX storage keeps open (0: half the RLIMIT_NOFILE soft limit at its creation); clean files are closed and reopened on demand, dirty or file_fd ones never.")
+
 /* --- protocol --- */
 LR_CONF_PROP(SOCKET_REQUEST_MAX_BYTES, "socket.request.max.bytes", LR_CONF_INT, 104857600, 1, LR_I32MAX, NULL, NULL,
     "Largest request frame accepted.")
