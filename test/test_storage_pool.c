@@ -102,6 +102,19 @@ static void expect_n(logrep_storage *st, logrep_file *f, const char *prefix, int
     expect(st, f, data);
 }
 
+/* Closes the files, checks the pool let go of every descriptor, and
+ * frees the storage and the directory. */
+static void done(logrep_storage *st, logrep_file *const *f, size_t n, const char *dir)
+{
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(st->close(st->ctx, f[i]), 0);
+    logrep_storage_fd_stats s = stats(st);
+    cr_assert_eq(s.open, 0);
+    cr_assert_eq(s.held, 0);
+    logrep_storage_free(st);
+    rm_tree(dir);
+}
+
 Test(pool, clean_files_are_closed_and_reopened)
 {
     char dir[64], name[16], data[32];
@@ -140,11 +153,7 @@ Test(pool, clean_files_are_closed_and_reopened)
     cr_assert(closed(st, f[9]));
     cr_assert_eq(st->sync(st->ctx, f[9]), 0);
     cr_assert_eq(stats(st).reopens, reopens);
-    for (int i = 0; i < 20; i++)
-        cr_assert_eq(st->close(st->ctx, f[i]), 0);
-    cr_assert_eq(stats(st).open, 0);
-    logrep_storage_free(st);
-    rm_tree(dir);
+    done(st, f, 20, dir);
 }
 
 /* Written and not synced: never closed, however far over the cap. */
@@ -175,11 +184,8 @@ Test(pool, dirty_files_stay_open)
     expect(st, f[0], "dirty");
     for (int i = 1; i < 8; i++)
         expect_n(st, f[i], "dirty ", i);
-    for (int i = 0; i < 8; i++)
-        st->close(st->ctx, f[i]);
     st->close(st->ctx, g);
-    logrep_storage_free(st);
-    rm_tree(dir);
+    done(st, f, 8, dir);
 }
 
 /* Renames and removals through the storage of files the pool has closed:
@@ -223,12 +229,7 @@ Test(pool, rename_and_remove_of_closed_files)
     cr_assert_eq(st->rename(st->ctx, path, path2), LOGREP_ERR__NOENT);
     expect(st, s, "SSS");
     logrep_file *all[] = {a, x, t, s, y, z, w, v};
-    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
-        cr_assert_eq(st->close(st->ctx, all[i]), 0);
-    cr_assert_eq(stats(st).open, 0);
-    cr_assert_eq(stats(st).held, 0);
-    logrep_storage_free(st);
-    rm_tree(dir);
+    done(st, all, sizeof all / sizeof *all, dir);
 }
 
 /* A directory renamed (a partition retired) takes its closed files along. */
@@ -249,11 +250,8 @@ Test(pool, directory_rename_moves_closed_files)
     char path[256];
     snprintf(path, sizeof path, "%s/p-00", dir);
     cr_assert_eq(access(path, F_OK), 0);
-    st->close(st->ctx, f1);
-    st->close(st->ctx, f2);
-    st->close(st->ctx, o);
-    logrep_storage_free(st);
-    rm_tree(dir);
+    logrep_file *all[] = {f1, f2, o};
+    done(st, all, 3, dir);
 }
 
 /* Removed or replaced behind the storage's back while closed: the next
@@ -292,12 +290,8 @@ Test(pool, reopen_failure_is_an_io_error)
     cr_assert_eq(st->last_errno(st->ctx), ESTALE);
     logrep_file *c = mk(st, dir, "c", "CCC", 1);
     expect(st, c, "CCC");
-    cr_assert_eq(st->close(st->ctx, a), 0);
-    cr_assert_eq(st->close(st->ctx, b), 0);
-    cr_assert_eq(st->close(st->ctx, c), 0);
-    cr_assert_eq(stats(st).open, 0);
-    logrep_storage_free(st);
-    rm_tree(dir);
+    logrep_file *all[] = {a, b, c};
+    done(st, all, 3, dir);
 }
 
 /* file_fd's descriptor stays valid until close; peeking does not pin. */
@@ -328,12 +322,8 @@ Test(pool, file_fd_pins_and_peek_does_not)
     logrep_storage_fd_stats ms;
     cr_assert_eq(logrep_storage_posix_fd_stats(mem, &ms), LOGREP_ERR__INVALID_ARG);
     logrep_storage_free(mem);
-    st->close(st->ctx, a);
-    st->close(st->ctx, b);
-    st->close(st->ctx, c);
-    cr_assert_eq(stats(st).held, 0);
-    logrep_storage_free(st);
-    rm_tree(dir);
+    logrep_file *all[] = {a, b, c};
+    done(st, all, 3, dir);
 }
 
 /* The default cap is half the soft RLIMIT_NOFILE; running out of
@@ -381,10 +371,7 @@ Test(pool, default_cap_and_out_of_descriptors)
     for (int i = 0; i < opened; i++)
         st->close(st->ctx, d[i]);
     cr_assert_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
-    for (int i = 0; i < 60; i++)
-        st->close(st->ctx, f[i]);
-    logrep_storage_free(st);
-    rm_tree(dir);
+    done(st, f, 60, dir);
 }
 
 /* A log of many segments over a pool of 4: appends, recovery after an
@@ -448,7 +435,7 @@ static int open_descriptors(void)
  * a topic of 3000 partitions (9000 files) is created and opened, and
  * produce and fetch (file segments, as a sendfile host gets them) work on
  * partitions opened first, last and in between. */
-Test(pool, node_hosts_thousands_of_partitions_under_a_low_rlimit, .timeout = 120)
+Test(pool, node_hosts_thousands_of_partitions_under_a_low_rlimit, .timeout = 60)
 {
     char dir[64], cwd[1024];
     scratch(dir, sizeof dir);
