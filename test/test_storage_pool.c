@@ -277,7 +277,10 @@ Test(pool, reopen_failure_is_an_io_error)
     int fd;
     cr_assert_eq(st->file_fd(st->ctx, a, &fd), LOGREP_ERR__IO);
     cr_assert_eq(access(path, F_OK), -1, "a reopen created the file");
-    /* Another file put under b's name (b was closed to try a). */
+    /* A failed reopen closes nothing: b is still open. */
+    cr_assert_not(closed(st, b));
+    /* Another file put under b's name, b closed meanwhile. */
+    logrep_file *c = mk(st, dir, "c", "CCC", 1);
     cr_assert(closed(st, b));
     snprintf(path, sizeof path, "%s/b", dir);
     snprintf(other, sizeof other, "%s/other", dir);
@@ -288,7 +291,6 @@ Test(pool, reopen_failure_is_an_io_error)
     cr_assert_eq(rename(other, path), 0);
     cr_assert_eq(st->read(st->ctx, b, 0, buf, sizeof buf, &n), LOGREP_ERR__IO);
     cr_assert_eq(st->last_errno(st->ctx), ESTALE);
-    logrep_file *c = mk(st, dir, "c", "CCC", 1);
     expect(st, c, "CCC");
     logrep_file *all[] = {a, b, c};
     done(st, all, 3, dir);

@@ -88,13 +88,15 @@ static int evict_one(lr_fdpool *p)
     return 1;
 }
 
-/* Closes clean files until one more descriptor fits under the cap; 1 when
- * it still does not (every open file is dirty or held). */
-static int make_room(lr_fdpool *p)
+/* After an open: closes clean files while over the cap (the new file is
+ * not closable yet). 1 when still over it: every other file is dirty or
+ * held. Trimming after the open, not before, keeps a failed open (a probe
+ * for a missing checkpoint) from closing anything. */
+static int trim(lr_fdpool *p)
 {
-    while (p->open >= p->cap && evict_one(p))
+    while (p->open > p->cap && evict_one(p))
         ;
-    return p->open >= p->cap;
+    return p->open > p->cap;
 }
 
 int lr_fdpool_sys_open(lr_fdpool *p, const char *path, int oflags)
@@ -179,7 +181,6 @@ int lr_fdpool_open(lr_fdpool *p, const char *path, int oflags, logrep_file **out
         errno = ENOMEM;
         return -1;
     }
-    int full = make_room(p);
     int fd = lr_fdpool_sys_open(p, path, oflags);
     struct stat st;
     if (fd >= 0 && fstat(fd, &st) != 0) {
@@ -201,7 +202,7 @@ int lr_fdpool_open(lr_fdpool *p, const char *path, int oflags, logrep_file **out
     f->ino = st.st_ino;
     f->path = dup;
     p->open++;
-    p->over_cap += (uint64_t)full;
+    p->over_cap += (uint64_t)trim(p);
     hash_add(p, f);
     lru_touch(p, f);
     *out = f;
@@ -239,7 +240,6 @@ int lr_fdpool_get(lr_fdpool *p, logrep_file *f)
         errno = ENOENT; /* removed while closed, and could not be reopened */
         return -1;
     }
-    int full = make_room(p);
     int fd = lr_fdpool_sys_open(p, f->path, f->oflags);
     if (fd < 0)
         return -1;
@@ -255,7 +255,7 @@ int lr_fdpool_get(lr_fdpool *p, logrep_file *f)
     f->fd = fd;
     p->open++;
     p->reopens++;
-    p->over_cap += (uint64_t)full;
+    p->over_cap += (uint64_t)trim(p);
     lru_touch(p, f);
     return 0;
 }
