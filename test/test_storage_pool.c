@@ -328,6 +328,92 @@ Test(pool, file_fd_pins_and_peek_does_not)
     done(st, all, 3, dir);
 }
 
+/* An allocator that fails once `left` reaches 0 (-1: never), and checks
+ * that every free names the size allocated. */
+typedef struct falloc {
+    long left, live;
+} falloc;
+
+static void *fa_alloc(void *ctx, size_t size)
+{
+    falloc *a = ctx;
+    if (a->left == 0)
+        return NULL;
+    if (a->left > 0)
+        a->left--;
+    size_t *p = malloc(sizeof(size_t) + size);
+    *p = size;
+    a->live++;
+    return p + 1;
+}
+
+static void *fa_realloc(void *ctx, void *p, size_t old_size, size_t new_size)
+{
+    void *q = fa_alloc(ctx, new_size);
+    if (q && p) {
+        cr_assert_eq(((size_t *)p)[-1], old_size);
+        memcpy(q, p, old_size < new_size ? old_size : new_size);
+        ((falloc *)ctx)->live--;
+        free((size_t *)p - 1);
+    }
+    return q;
+}
+
+static void fa_free(void *ctx, void *p, size_t size)
+{
+    if (!p)
+        return;
+    cr_assert_eq(((size_t *)p)[-1], size, "freed %zu of %zu", size, ((size_t *)p)[-1]);
+    ((falloc *)ctx)->live--;
+    free((size_t *)p - 1);
+}
+
+/* Out of memory: open and rename fail with __NOMEM and change nothing;
+ * every allocation is freed with its size. */
+Test(pool, out_of_memory_changes_nothing)
+{
+    char dir[64], sub[128], sub2[128], path[256];
+    scratch(dir, sizeof dir);
+    falloc fa = {-1, 0};
+    logrep_allocator a = {&fa, fa_alloc, fa_realloc, fa_free};
+    logrep_conf *c = logrep_conf_new();
+    cr_assert_eq(logrep_conf_set_allocator(c, &a), 0);
+    cr_assert_eq(logrep_conf_set(c, "logrep.max.open.files", "1", NULL, 0), 0);
+    logrep_storage *st;
+    cr_assert_eq(logrep_storage_posix_new(c, &st), 0);
+    logrep_conf_free(c);
+    snprintf(sub, sizeof sub, "%s/d", dir);
+    snprintf(sub2, sizeof sub2, "%s/e", dir);
+    cr_assert_eq(st->mkdir(st->ctx, sub), 0);
+    logrep_file *f[40];
+    char name[16];
+    for (int i = 0; i < 40; i++) { /* enough to grow the path table */
+        snprintf(name, sizeof name, "f%d", i);
+        f[i] = mk(st, sub, name, name, 1);
+    }
+    snprintf(path, sizeof path, "%s/new", dir);
+    for (long k = 0; k < 2; k++) { /* the handle, its path */
+        fa.left = k;
+        logrep_file *g;
+        cr_assert_eq(st->open(st->ctx, path, LOGREP_OPEN_WRITE | LOGREP_OPEN_CREATE, &g),
+                     LOGREP_ERR__NOMEM);
+        cr_assert_eq(access(path, F_OK), -1, "created without a handle");
+    }
+    for (long k = 0; k < 6; k++) { /* two arrays, then each new path */
+        fa.left = k;
+        cr_assert_eq(st->rename(st->ctx, sub, sub2), LOGREP_ERR__NOMEM, "allocation %ld", k);
+        cr_assert_eq(access(sub, F_OK), 0, "renamed while the handles could not follow");
+        cr_assert_eq(fa.left, 0);
+    }
+    fa.left = -1;
+    cr_assert_eq(stats(st).open, 1);
+    cr_assert_eq(st->rename(st->ctx, sub, sub2), 0);
+    for (int i = 0; i < 40; i++)
+        expect_n(st, f[i], "f", i);
+    done(st, f, 40, dir);
+    cr_assert_eq(fa.live, 0);
+}
+
 /* The default cap is half the soft RLIMIT_NOFILE; running out of
  * descriptors below the cap closes a clean file and tries again. */
 Test(pool, default_cap_and_out_of_descriptors)
