@@ -196,7 +196,9 @@ $(B)/examples/cluster-demo: $(DEMO_SRCS) $(wildcard examples/broker/demo/*.h) $(
 # The interop suite (test/interop/): real Kafka clients against a 3-node
 # cluster of logrep-broker processes, then the restart suite (kill -9 and
 # SIGTERM of one node and of whole clusters), then the full-disk suite (one
-# broker on a small tmpfs). `make test INTEROP=0` skips it.
+# broker on a small tmpfs), the descriptor suites (out of descriptors for
+# sockets; a 9,999-partition topic under a lowered RLIMIT_NOFILE).
+# `make test INTEROP=0` skips it.
 $(B)/test/rdk_check: test/interop/rdk_check.c $(DEMO_COMMON) $(wildcard examples/broker/demo/*.h) $(STATIC_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE $(CFLAGS) -Iexamples/broker/demo test/interop/rdk_check.c $(DEMO_COMMON) -o $@ $(STATIC_LIB) $(RDKAFKA_LIBS) $(DEPS_LIBS) -lm
@@ -211,7 +213,8 @@ bench-broker: all $(B)/bench/bench_broker
 
 interop: all $(B)/test/rdk_check
 	@st=0; bash test/interop/run.sh $(B) || st=1; bash test/interop/restart.sh $(B) || st=1; \
-	  bash test/interop/disk_full.sh $(B) || st=1; bash test/interop/descriptors.sh $(B) || st=1; exit $$st
+	  bash test/interop/disk_full.sh $(B) || st=1; bash test/interop/descriptors.sh $(B) || st=1; \
+	  bash test/interop/partitions.sh $(B) || st=1; exit $$st
 
 # ---------------------------------------------------------------- tests
 deps:

@@ -146,7 +146,15 @@ Test(admin, create_refuses_invalid_configs, .timeout = 60)
                              {"min.insync.replicas", "0"},   {"max.message.bytes", "3000000000"},
                              {"preallocate", "yes"},         {"min.cleanable.dirty.ratio", "1.5"},
                              {"message.timestamp.type", "logappendtime"},
-                             {"compression.type", "brotli"}, {"retention.ms", "-2"}};
+                             {"compression.type", "brotli"}, {"retention.ms", "-2"},
+                             /* Kafka's compression validators: "none" is a
+                              * producer-side name, names are case-sensitive,
+                              * gzip takes -1 or 1..9. */
+                             {"compression.type", "none"},   {"compression.type", "GZIP"},
+                             {"compression.gzip.level", "0"}, {"compression.gzip.level", "10"},
+                             {"compression.gzip.level", "-2"}, {"compression.lz4.level", "0"},
+                             {"compression.lz4.level", "18"}, {"compression.zstd.level", "23"},
+                             {"compression.zstd.level", "-131073"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cr_assert_eq(create_with(&w, 0, "bad", 1, 1, &bad[i], 1), LOGREP_ERR_INVALID_CONFIG,
                      "%s=%s", bad[i].name, bad[i].value ? bad[i].value : "(null)");
@@ -158,6 +166,15 @@ Test(admin, create_refuses_invalid_configs, .timeout = 60)
     kv good[] = {{"retention.ms", " 5000 "}, {"unclean.leader.election.enable", "TRUE"},
                  {"cleanup.policy", "compact, delete"}, {"retention.bytes", "-7"}};
     cr_assert_eq(create_with(&w, 0, "good", 1, 1, good, 4), 0);
+    /* Each compression range's ends. */
+    kv lo[] = {{"compression.type", "uncompressed"}, {"compression.gzip.level", "-1"},
+               {"compression.lz4.level", "1"}, {"compression.zstd.level", "-131072"}};
+    kv hi[] = {{"compression.type", "gzip"}, {"compression.gzip.level", "9"},
+               {"compression.lz4.level", "17"}, {"compression.zstd.level", "22"}};
+    kv one[] = {{"compression.gzip.level", "1"}};
+    cr_assert_eq(create_with(&w, 0, "lo", 1, 1, lo, 4), 0);
+    cr_assert_eq(create_with(&w, 0, "hi", 1, 1, hi, 4), 0);
+    cr_assert_eq(create_with(&w, 0, "one", 1, 1, one, 1), 0);
     teardown(&w);
 }
 

@@ -55,6 +55,29 @@ Test(conf, set_get_validate)
     cr_assert_eq(logrep_conf_set(c, "compression.type", "brotli", err, sizeof err),
                  LOGREP_ERR__INVALID_CONF);
     cr_assert_eq(logrep_conf_set(c, "compression.type", "zstd", err, sizeof err), LOGREP_OK);
+    /* Kafka's broker refuses the producer-side "none" and gzip level 0. */
+    cr_assert_eq(logrep_conf_set(c, "compression.type", "none", err, sizeof err),
+                 LOGREP_ERR__INVALID_CONF);
+    cr_assert(strstr(err, "none") != NULL, "%s", err);
+    cr_assert_eq(logrep_conf_set(c, "compression.type", "uncompressed", err, sizeof err), LOGREP_OK);
+    static const char *const gz_bad[] = {"0", "10", "-2"}, *const gz_ok[] = {"-1", "1", "9"};
+    for (int k = 0; k < 3; k++) {
+        cr_assert_eq(logrep_conf_set(c, "compression.gzip.level", gz_bad[k], err, sizeof err),
+                     LOGREP_ERR__INVALID_CONF, "gzip level %s", gz_bad[k]);
+        cr_assert_eq(logrep_conf_set(c, "compression.gzip.level", gz_ok[k], err, sizeof err),
+                     LOGREP_OK, "gzip level %s", gz_ok[k]);
+        cr_assert_eq(logrep_conf_get_int64(c, "compression.gzip.level", &v), LOGREP_OK);
+        cr_assert_eq(v, atoi(gz_ok[k]));
+    }
+    cr_assert_eq(logrep_conf_set(c, "compression.lz4.level", "18", err, sizeof err),
+                 LOGREP_ERR__INVALID_CONF);
+    cr_assert_eq(logrep_conf_set(c, "compression.lz4.level", "0", err, sizeof err),
+                 LOGREP_ERR__INVALID_CONF);
+    cr_assert_eq(logrep_conf_set(c, "compression.zstd.level", "23", err, sizeof err),
+                 LOGREP_ERR__INVALID_CONF);
+    cr_assert_eq(logrep_conf_set(c, "compression.zstd.level", "-131072", err, sizeof err),
+                 LOGREP_OK);
+    cr_assert_eq(logrep_conf_set(c, "compression.type", "zstd", err, sizeof err), LOGREP_OK);
     size_t need;
     cr_assert_eq(logrep_conf_get(c, "compression.type", buf, 3, &need), LOGREP_OK);
     cr_assert_str_eq(buf, "zs");

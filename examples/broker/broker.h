@@ -52,7 +52,11 @@ void broker_conf_free(broker_conf *bc);
 /* The POSIX storage backend, keeping at most about `window` bytes of each
  * segment file's tail in the page cache (0: no limit). storage.c. */
 struct logrep_storage;
+struct logrep_storage_fd_stats;
 logrep_err broker_storage_new(logrep_conf *conf, uint64_t window, struct logrep_storage **out);
+/* The descriptor pool counters of a storage from broker_storage_new. */
+logrep_err broker_storage_fd_stats(const struct logrep_storage *st,
+                                   struct logrep_storage_fd_stats *out);
 
 /* Runs the server until SIGTERM/SIGINT (controlled shutdown). Returns the
  * process exit status. */

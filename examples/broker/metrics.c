@@ -71,7 +71,7 @@ void metrics_response(broker_metrics *m, lat_fifo *f, int32_t corr, int64_t t_us
 }
 
 void metrics_write(FILE *o, const broker_metrics *m, const logrep_node *node, int32_t id,
-                   int64_t clients)
+                   int64_t clients, const logrep_storage_fd_stats *fds)
 {
     logrep_node_stats st;
     logrep_node_stats_get(node, &st);
@@ -110,6 +110,22 @@ void metrics_write(FILE *o, const broker_metrics *m, const logrep_node *node, in
       st.append_failing);
     G("logrep_node_is_controller", "1 when this node is the controller.", "gauge",
       logrep_node_is_controller(node));
+    if (fds) {
+        G("logrep_storage_open_files", "Log files whose descriptor is open now.", "gauge",
+          fds->open);
+        G("logrep_storage_max_open_files", "Cap of the storage's descriptor pool.", "gauge",
+          fds->max_open);
+        G("logrep_storage_held_files",
+          "Open files the pool never closes (descriptor handed out for sends, or removed while open).",
+          "gauge", fds->held);
+        G("logrep_storage_reopens_total", "Files reopened after the pool closed them.", "counter",
+          fds->reopens);
+        G("logrep_storage_evictions_total", "Clean files' descriptors closed to stay under the cap.",
+          "counter", fds->evictions);
+        G("logrep_storage_over_cap_opens_total",
+          "Files opened past the cap because every open file was dirty or held.", "counter",
+          fds->over_cap);
+    }
     G("logrep_broker_connections", "Open client connections.", "gauge", clients);
     G("logrep_broker_connections_accepted_total", "Client connections accepted.", "counter",
       m->connections_accepted);

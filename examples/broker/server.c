@@ -612,8 +612,10 @@ static void on_http(conn *c)
         return;
     }
     int is_metrics = c->rlen >= 4 && memcmp(c->rbuf, "GET ", 4) == 0;
+    logrep_storage_fd_stats fds;
     if (is_metrics)
-        metrics_write(f, &S.m, S.node, S.bc->node_id, S.n_clients);
+        metrics_write(f, &S.m, S.node, S.bc->node_id, S.n_clients,
+                      broker_storage_fd_stats(S.st, &fds) == LOGREP_OK ? &fds : NULL);
     fclose(f);
     char hdr[256];
     int hl = snprintf(hdr, sizeof hdr,

@@ -25,7 +25,7 @@
 
 typedef struct bfile {
     logrep_file *in;
-    int fd;        /* segment (.log) files only; -1 otherwise */
+    int trim;      /* a segment (.log) file opened for writing */
     uint64_t mark; /* end of the last STEP handled; UINT64_MAX: none yet */
 } bfile;
 
@@ -49,13 +49,9 @@ static logrep_err b_open(void *ctx, const char *path, int flags, logrep_file **o
         free(f);
         return e;
     }
-    f->fd = -1;
     f->mark = UINT64_MAX;
     size_t n = strlen(path);
-    int fd;
-    if (s->window && (flags & LOGREP_OPEN_WRITE) && n > 4 && strcmp(path + n - 4, ".log") == 0 &&
-        s->in->file_fd && s->in->file_fd(s->in->ctx, f->in, &fd) == LOGREP_OK)
-        f->fd = fd;
+    f->trim = s->window && (flags & LOGREP_OPEN_WRITE) && n > 4 && strcmp(path + n - 4, ".log") == 0;
     *out = (logrep_file *)f;
     return LOGREP_OK;
 }
@@ -74,8 +70,10 @@ static logrep_err b_read(void *ctx, logrep_file *f, uint64_t pos, void *buf, siz
 }
 
 /* Starts writeback half a window behind `end` and drops what lies a whole
- * window behind, one STEP at a time. */
-static void trim_cache(const bstore *s, bfile *f, uint64_t end)
+ * window behind, one STEP at a time, on descriptor fd (the file was just
+ * written, so the backend's pool has it open; peeking does not pin it as
+ * file_fd would, which would keep every segment's descriptor open). */
+static void trim_cache(const bstore *s, bfile *f, int fd, uint64_t end)
 {
     if (f->mark == UINT64_MAX || end < f->mark || end - f->mark > 64 * (uint64_t)STEP)
         f->mark = end - end % STEP; /* first write, truncation or a jump */
@@ -83,17 +81,19 @@ static void trim_cache(const bstore *s, bfile *f, uint64_t end)
     while (end >= f->mark + STEP) {
         f->mark += STEP;
         if (f->mark >= half + STEP)
-            sync_file_range(f->fd, (off_t)(f->mark - half - STEP), STEP, SYNC_FILE_RANGE_WRITE);
+            sync_file_range(fd, (off_t)(f->mark - half - STEP), STEP, SYNC_FILE_RANGE_WRITE);
         if (f->mark >= s->window + STEP)
-            posix_fadvise(f->fd, (off_t)(f->mark - s->window - STEP), STEP, POSIX_FADV_DONTNEED);
+            posix_fadvise(fd, (off_t)(f->mark - s->window - STEP), STEP, POSIX_FADV_DONTNEED);
     }
 }
 
 static logrep_err b_write(void *ctx, logrep_file *f, uint64_t pos, const void *buf, size_t len)
 {
     logrep_err e = IN(ctx)->write(IN(ctx)->ctx, INF(f), pos, buf, len);
-    if (e == LOGREP_OK && ((bfile *)f)->fd >= 0)
-        trim_cache(ctx, (bfile *)f, pos + len);
+    int fd;
+    if (e == LOGREP_OK && ((bfile *)f)->trim &&
+        logrep_storage_posix_peek_fd(IN(ctx), INF(f), &fd) == LOGREP_OK)
+        trim_cache(ctx, (bfile *)f, fd, pos + len);
     return e;
 }
 
@@ -154,6 +154,11 @@ static void b_destroy(void *ctx)
     bstore *s = ctx;
     logrep_storage_free(s->in);
     free(s);
+}
+
+logrep_err broker_storage_fd_stats(const logrep_storage *st, logrep_storage_fd_stats *out)
+{
+    return logrep_storage_posix_fd_stats(((const bstore *)st)->in, out);
 }
 
 logrep_err broker_storage_new(logrep_conf *conf, uint64_t window, logrep_storage **out)

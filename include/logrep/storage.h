@@ -115,8 +115,10 @@ typedef struct logrep_storage {
 
     /** Zero-copy hint: a file descriptor from which a host may sendfile()
      *  the byte ranges the log returns for reads. Valid while the file is
-     *  open. May be NULL, and may return __UNSUPPORTED per file; hosts then
-     *  copy the bytes with read(). @return LOGREP_OK or __UNSUPPORTED. */
+     *  open (a backend that closes idle descriptors keeps this one). May be
+     *  NULL, and may return __UNSUPPORTED per file; hosts then copy the
+     *  bytes with read(). @return LOGREP_OK, __UNSUPPORTED, or __IO (the
+     *  backend could not reopen the file). */
     logrep_err (*file_fd)(void *ctx, logrep_file *f, int *fd);
 
     /** Read-on-demand mapping of [pos, pos+len) of a file, for index
@@ -150,10 +152,52 @@ LOGREP_API void logrep_storage_free(logrep_storage *s);
  * ---------------------------------------------------------------------- */
 
 /** POSIX files (open/pread/pwrite/fdatasync/rename, fsync of directories),
- *  the default. file_fd returns the real descriptor; map is not provided.
+ *  the default. map is not provided.
+ *
+ *  Open files share a bounded pool of descriptors: at most
+ *  `logrep.max.open.files` from conf (0, the default: half the soft
+ *  RLIMIT_NOFILE at this call). Past it the least recently used clean file
+ *  (nothing written or truncated since its last successful sync) has its
+ *  descriptor closed, and reopened by the next call that needs it, without
+ *  creating or truncating: a reopen that fails (the file was removed or
+ *  replaced behind the storage's back) fails that call with
+ *  LOGREP_ERR__IO, its errno in last_errno. A dirty file is never closed
+ *  (closing could lose a writeback error), nor one whose descriptor
+ *  file_fd handed out: file_fd's descriptor stays valid until close().
+ *  The pool goes over its cap rather than close those, and counts it. A
+ *  file renamed or removed through the storage while open keeps working
+ *  as an open descriptor would (a renamed one follows its new name).
+ *  Running out of descriptors (EMFILE) closes a clean file and retries.
  *  @return LOGREP_OK or LOGREP_ERR__NOMEM. */
 LOGREP_API logrep_err logrep_storage_posix_new(const logrep_conf *conf,
                                                logrep_storage **out);
+
+/** Descriptor pool of a POSIX storage (logrep_storage_posix_fd_stats). */
+typedef struct logrep_storage_fd_stats {
+    uint64_t open;      /**< descriptors open now (files only) */
+    uint64_t max_open;  /**< the pool's cap */
+    uint64_t held;      /**< open files never closed by the pool: their
+                             descriptor went out by file_fd, or they were
+                             removed or replaced while open */
+    uint64_t reopens;   /**< descriptors opened again after the pool closed them */
+    uint64_t evictions; /**< clean files' descriptors closed by the pool */
+    uint64_t over_cap;  /**< opens made at the cap because every open file
+                             was dirty or held */
+} logrep_storage_fd_stats;
+
+/** The counters of a storage made by logrep_storage_posix_new(). Same
+ *  thread rules as the storage. @return LOGREP_OK, or
+ *  LOGREP_ERR__INVALID_ARG (NULL, or another kind of storage). */
+LOGREP_API logrep_err logrep_storage_posix_fd_stats(const logrep_storage *s,
+                                                    logrep_storage_fd_stats *out);
+
+/** The descriptor of a POSIX storage's file for immediate use (a host's
+ *  page-cache hints after a write), without pinning it as file_fd does:
+ *  valid until the next call on the storage. Never reopens.
+ *  @return LOGREP_OK; LOGREP_ERR__UNSUPPORTED when the pool has the file
+ *  closed now; LOGREP_ERR__INVALID_ARG (NULL, or another kind of storage). */
+LOGREP_API logrep_err logrep_storage_posix_peek_fd(const logrep_storage *s,
+                                                   const logrep_file *f, int *fd);
 
 /** A file system in memory. Nothing is durable beyond the storage's life;
  *  every operation is "durable" at once. map is provided (it points into

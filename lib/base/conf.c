@@ -152,6 +152,11 @@ LOGREP_API logrep_err logrep_conf_set(logrep_conf *c, const char *name, const ch
                    (long long)p->min, (long long)p->max);
             return LOGREP_ERR__INVALID_CONF;
         }
+        /* Kafka's gzip validator: 1..9 or -1 (zlib's default), not 0. */
+        if (i == LR_CONF_COMPRESSION_GZIP_LEVEL && v == 0) {
+            seterr(errbuf, errbuf_size, "%s: 0 is not -1 or in [1, 9]", name);
+            return LOGREP_ERR__INVALID_CONF;
+        }
         c->vals[i].i = v;
         return LOGREP_OK;
     }

@@ -13,10 +13,10 @@
 LR_CONF_PROP(BATCH_SIZE, "batch.size", LR_CONF_INT, 16384, 1, LR_I32MAX, NULL, NULL,
     "Bytes a sticky partitioner sends to one partition before it switches.")
 LR_CONF_PROP(COMPRESSION_TYPE, "compression.type", LR_CONF_STR, 0, 0, 0, "producer",
-    "producer|uncompressed|none|gzip|snappy|lz4|zstd",
-    "Codec of stored batches; 'producer' keeps the producer's codec.")
+    "uncompressed|zstd|lz4|snappy|gzip|producer",
+    "Codec of stored batches; 'producer' keeps the producer's codec ('none' is a producer-side name, refused as Kafka does).")
 LR_CONF_PROP(COMPRESSION_GZIP_LEVEL, "compression.gzip.level", LR_CONF_INT, -1, -1, 9, NULL, NULL,
-    "gzip level; -1 is zlib's default.")
+    "gzip level: 1-9, or -1 for zlib's default (0 is refused, as Kafka does).")
 LR_CONF_PROP(COMPRESSION_LZ4_LEVEL, "compression.lz4.level", LR_CONF_INT, 9, 1, 17, NULL, NULL,
     "lz4 level (1-17, Kafka's scale; above 2 uses lz4 HC).")
 LR_CONF_PROP(COMPRESSION_ZSTD_LEVEL, "compression.zstd.level", LR_CONF_INT, 3, -131072, 22, NULL, NULL,
@@ -59,6 +59,9 @@ LR_CONF_PROP(FILE_DELETE_DELAY_MS, "file.delete.delay.ms", LR_CONF_INT, 60000, 0
     "Delay before a deleted segment's files are removed.")
 LR_CONF_PROP(PRODUCER_ID_EXPIRATION_MS, "producer.id.expiration.ms", LR_CONF_INT, 86400000, 1, LR_I64MAX, NULL, NULL,
     "Producer state idle this long is dropped.")
+
+LR_CONF_PROP(MAX_OPEN_FILES, "logrep.max.open.files", LR_CONF_INT, 0, 0, LR_I32MAX, NULL, NULL,
+    "Descriptors the POSIX storage keeps open (0: half the RLIMIT_NOFILE soft limit at its creation); clean files are closed and reopened on demand, dirty or file_fd ones never.")
 
 /* --- protocol --- */
 LR_CONF_PROP(SOCKET_REQUEST_MAX_BYTES, "socket.request.max.bytes", LR_CONF_INT, 104857600, 1, LR_I32MAX, NULL, NULL,

@@ -222,6 +222,9 @@ int lr_topic_config_check(const char *name, const char *value, char *why, size_t
     case LR_TCFG_LONG:
         ok = parse_long(b, e, &v) && (d->type == LR_TCFG_LONG || (v >= INT32_MIN && v <= INT32_MAX)) &&
              v >= d->min && v <= d->max;
+        /* Kafka's gzip level validator: 1..9 or -1 (zlib's default), not 0. */
+        if (ok && v == 0 && strcmp(d->name, "compression.gzip.level") == 0)
+            ok = 0;
         break;
     case LR_TCFG_DOUBLE: {
         char tmp[64];

@@ -180,7 +180,7 @@ static void part_codec(lr_npart *p, const logrep_conf *tc)
     p->codec_level = 0;
     if (strcmp(ct, "producer") == 0)
         p->codec = -1;
-    else if (strcmp(ct, "uncompressed") == 0 || strcmp(ct, "none") == 0)
+    else if (strcmp(ct, "uncompressed") == 0)
         p->codec = LOGREP_COMPRESSION_NONE;
     else
         p->codec = logrep_compression_from_name(ct);
