@@ -52,13 +52,13 @@ static void track_free(logrep_node *n, fetch_track *t)
 /* Sets a partition's records from a log slice: a file segment when the
  * storage gives descriptors, else bytes read into a temporary buffer. */
 static int set_records(logrep_node *n, logrep_struct *pe, const logrep_log_slice *sl,
-                       tmpbuf **tmps)
+                       tmpbuf **tmps, int by_file)
 {
     int fr = lr_fid(pe, LR_FN_Records);
     if (!sl->length)
         return logrep_struct_set_records(pe, fr, "", 0);
     int fd;
-    if (n->st->file_fd && n->st->file_fd(n->st->ctx, sl->file, &fd) == LOGREP_OK)
+    if (by_file && n->st->file_fd && n->st->file_fd(n->st->ctx, sl->file, &fd) == LOGREP_OK)
         return logrep_struct_set_records_file(pe, fr, fd, (int64_t)sl->position,
                                               (int64_t)sl->length);
     tmpbuf *t = lr_malloc(&n->alloc, sizeof *t + (size_t)sl->length);
@@ -113,7 +113,7 @@ static int fetch_due(const logrep_node *n, const parked_fetch *d, int64_t now_ms
  * error; `any_error` notes partition errors (answered at once); `tr`
  * gets the partitions read. */
 static int64_t run_fetch(logrep_node *n, logrep_msg *req, logrep_msg *resp, int roles, int64_t now_ms,
-                         tmpbuf **tmps, int *any_error, int retry, fetch_track *tr)
+                         tmpbuf **tmps, int by_file, int *any_error, int retry, fetch_track *tr)
 {
     logrep_struct *rq = logrep_msg_root(req);
     int version = logrep_msg_version(req);
@@ -178,7 +178,7 @@ static int64_t run_fetch(logrep_node *n, logrep_msg *req, logrep_msg *resp, int 
                 lr_f_set_int(rp, LR_FN_LogStartOffset, ls);
                 if (e)
                     *any_error = 1;
-                if (set_records(n, rp, &sl, tmps) != 0)
+                if (set_records(n, rp, &sl, tmps, by_file) != 0)
                     return -1;
                 gathered += (int64_t)sl.length;
                 continue;
@@ -231,7 +231,7 @@ static int64_t run_fetch(logrep_node *n, logrep_msg *req, logrep_msg *resp, int 
             }
             if (res.error || res.preferred_read_replica >= 0)
                 *any_error = 1;
-            if (set_records(n, rp, &res.slice, tmps) != 0)
+            if (set_records(n, rp, &res.slice, tmps, by_file) != 0)
                 return -1;
             gathered += (int64_t)res.slice.length;
         }
@@ -274,7 +274,13 @@ static int fetch_run(logrep_node *n, lr_conn *c, lr_slot *slot, logrep_msg *req,
         int any_error = 0;
         tr->n = 0;
         tr->any = tr->md = 0;
-        int64_t got = run_fetch(n, req, resp, lr_node_conn_roles(n, c), now_ms, &tmps, &any_error,
+        /* An answer that must wait behind others on its connection is
+         * copied until its turn: its records are read into memory, since
+         * a descriptor may be closed (a segment deleted) and its number
+         * reused before then. One sent at once goes as file segments. */
+        int by_file = slot ? c->head == slot : c->head == NULL;
+        int64_t got = run_fetch(n, req, resp, lr_node_conn_roles(n, c), now_ms, &tmps, by_file,
+                                &any_error,
                                 d != NULL, tr);
         if (got < 0) {
             tmp_free(n, &tmps);

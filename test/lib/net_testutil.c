@@ -8,9 +8,17 @@
 #include "lib/net_testutil.h"
 #include "sim/memnet.h"
 
+static long file_segments;
+
+long net_file_segments(void)
+{
+    return file_segments;
+}
+
 static logrep_err t_read_file(void *ctx, int32_t from, const logrep_seg *seg, void *buf)
 {
     (void)ctx;
+    file_segments++;
     /* A file segment (POSIX storage): read now, as a host that sends at
      * once does. */
     ssize_t n = pread((int)seg->file, buf, seg->len, (off_t)seg->pos);
@@ -140,6 +148,15 @@ uint64_t client_send_on(net *w, int to, const char *listener, logrep_msg *m)
     logrep_seg s = {buf, len, -1, 0};
     cr_assert_eq(lr_memnet_send(w->mn, CLIENT, c, &s, 1), LOGREP_OK);
     return c;
+}
+
+void client_send_again(net *w, uint64_t c, logrep_msg *m)
+{
+    const uint8_t *buf;
+    size_t len;
+    cr_assert_eq(logrep_msg_encode_flat(m, &buf, &len), LOGREP_OK, "%s", logrep_msg_errmsg(m));
+    logrep_seg s = {buf, len, -1, 0};
+    cr_assert_eq(lr_memnet_send(w->mn, CLIENT, c, &s, 1), LOGREP_OK);
 }
 
 /* Waits (running the cluster) for the response on conn and decodes it. */

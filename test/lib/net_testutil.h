@@ -39,6 +39,10 @@ void run(net *w, int64_t ms);
 uint64_t client_send(net *w, int to, logrep_msg *m);
 /* The same on the listener named (NULL: a connection never named). */
 uint64_t client_send_on(net *w, int to, const char *listener, logrep_msg *m);
+/* Another request on the client's connection c (answers come in order). */
+void client_send_again(net *w, uint64_t c, logrep_msg *m);
+/* File segments the network has read for nodes so far (POSIX storage). */
+long net_file_segments(void);
 /* 1 when the answer on c waits for the client (not taken yet). */
 int client_has(net *w, uint64_t c);
 /* 1 when the connection was closed without an answer. */
