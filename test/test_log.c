@@ -481,3 +481,39 @@ Test(log, snapshot_format_vectors)
     cr_assert_eq(logrep_producer_snapshot_decode(buf, 56, &back, 1, &n), LOGREP_ERR__CORRUPT);
     cr_assert_eq(logrep_producer_snapshot_decode(buf, 55, &back, 1, &n), LOGREP_ERR__CORRUPT);
 }
+
+/* An epoch whose checkpoint cannot be written is not assigned: the cache
+ * is as before (a new leader that fails here does not lead, and its log
+ * must not claim the epoch), and the same assign succeeds once the disk
+ * works. Also when the assign replaces entries (a lower start). */
+Test(log, epoch_assign_that_cannot_be_written_changes_nothing)
+{
+    logrep_storage *crash;
+    cr_assert_eq(logrep_storage_crash_new(NULL, 512, &crash), 0);
+    cr_assert_eq(crash->mkdir(crash->ctx, "d"), 0);
+    logrep_log *log;
+    cr_assert_eq(logrep_log_open(lg_conf, crash, "d/orders-3", 1000, &log), 0);
+    lt_append(log, 3, 10, 1, 2);
+    lt_append(log, 3, 10, 2, 4);
+    cr_assert_eq(logrep_log_latest_epoch(log), 4);
+    for (int k = 0; k < 2; k++) {
+        int32_t epoch = k == 0 ? 7 : 3;     /* on top; then over the last entry */
+        int64_t start = k == 0 ? 6 : 3;
+        cr_assert_eq(logrep_storage_crash_inject(crash, LOGREP_STORAGE_OP_WRITE, 1,
+                                                 LOGREP_ERR__NOSPACE, 1),
+                     LOGREP_OK);
+        cr_assert_neq(logrep_log_epoch_assign(log, epoch, start), LOGREP_OK);
+        cr_assert_eq(logrep_log_latest_epoch(log), 4, "epoch %d not assigned", epoch);
+        int32_t e;
+        int64_t so;
+        cr_assert_eq(logrep_log_epoch_entry(log, 1, &e, &so), LOGREP_OK);
+        cr_assert_eq(e, 4);
+        cr_assert_eq(so, 3);
+        cr_assert_eq(logrep_log_epoch_entry(log, 2, &e, &so), LOGREP_ERR__END);
+        cr_assert_eq(logrep_storage_crash_inject(crash, 0, 0, LOGREP_OK, 0), LOGREP_OK);
+    }
+    cr_assert_eq(logrep_log_epoch_assign(log, 7, 6), LOGREP_OK);
+    cr_assert_eq(logrep_log_latest_epoch(log), 7);
+    logrep_log_close(log);
+    logrep_storage_free(crash);
+}

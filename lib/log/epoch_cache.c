@@ -14,6 +14,12 @@ void lr_epoch_cache_free(lr_epoch_cache *c, const lr_alloc *a)
 logrep_err lr_epoch_cache_assign(lr_epoch_cache *c, const lr_alloc *a, int32_t epoch,
                                  int64_t start, int *changed)
 {
+    return lr_epoch_cache_assign_undo(c, a, epoch, start, changed, NULL);
+}
+
+logrep_err lr_epoch_cache_assign_undo(lr_epoch_cache *c, const lr_alloc *a, int32_t epoch,
+                                      int64_t start, int *changed, lr_epoch_undo *undo)
+{
     *changed = 0;
     if (epoch < 0 || start < 0)
         return LOGREP_ERR__INVALID_ARG;
@@ -27,8 +33,18 @@ logrep_err lr_epoch_cache_assign(lr_epoch_cache *c, const lr_alloc *a, int32_t e
         c->v = v;
         c->cap = cap;
     }
+    size_t n0 = c->n;
     while (c->n && (c->v[c->n - 1].epoch >= epoch || c->v[c->n - 1].start >= start))
         c->n--;
+    if (undo) {
+        /* Popped entries stay in the array; only the slot written over
+         * needs keeping. */
+        undo->n = n0;
+        undo->at = c->n;
+        undo->had = c->n < n0;
+        if (undo->had)
+            undo->old = c->v[c->n];
+    }
     c->v[c->n].epoch = epoch;
     c->v[c->n].start = start;
     c->n++;
@@ -91,4 +107,11 @@ void lr_epoch_cache_end_offset(const lr_epoch_cache *c, int32_t req, int64_t leo
     }
     *epoch = c->v[lo - 1].epoch;
     *offset = c->v[lo].start;
+}
+
+void lr_epoch_cache_undo(lr_epoch_cache *c, const lr_epoch_undo *undo)
+{
+    if (undo->had)
+        c->v[undo->at] = undo->old;
+    c->n = undo->n;
 }

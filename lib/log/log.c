@@ -961,9 +961,16 @@ LOGREP_API logrep_err logrep_log_epoch_assign(logrep_log *log, int32_t epoch, in
     if (!log || epoch < 0 || start < 0)
         return LOGREP_ERR__INVALID_ARG;
     int changed;
-    logrep_err err = lr_epoch_cache_assign(&log->ec, &log->alloc, epoch, start, &changed);
+    lr_epoch_undo undo;
+    logrep_err err =
+        lr_epoch_cache_assign_undo(&log->ec, &log->alloc, epoch, start, &changed, &undo);
     if (!err && (changed || log->ec_dirty))
         err = lr_log_write_epochs(log);
+    /* Not durable, so not assigned: a leader whose epoch could not be
+     * written never leads in it, and the cache must not claim it. The
+     * next write (ec_dirty) writes the cache as it is. */
+    if (err && changed)
+        lr_epoch_cache_undo(&log->ec, &undo);
     return err;
 }
 

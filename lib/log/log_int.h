@@ -61,6 +61,18 @@ void lr_epoch_cache_free(lr_epoch_cache *c, const lr_alloc *a);
 /* The rules of docs/storage.md (leader epochs). *changed is set when entries moved. */
 logrep_err lr_epoch_cache_assign(lr_epoch_cache *c, const lr_alloc *a, int32_t epoch,
                                  int64_t start, int *changed);
+/* What an assign changed, so that it can be taken back. */
+typedef struct lr_epoch_undo {
+    size_t n, at;
+    int had;
+    lr_epoch_entry old;
+} lr_epoch_undo;
+/* The same, filling undo (when *changed) for lr_epoch_cache_undo. */
+logrep_err lr_epoch_cache_assign_undo(lr_epoch_cache *c, const lr_alloc *a, int32_t epoch,
+                                      int64_t start, int *changed, lr_epoch_undo *undo);
+/* Restores the cache as it was before the assign that filled undo (no
+ * change to the cache since). */
+void lr_epoch_cache_undo(lr_epoch_cache *c, const lr_epoch_undo *undo);
 int lr_epoch_cache_truncate_end(lr_epoch_cache *c, int64_t end);
 int lr_epoch_cache_truncate_start(lr_epoch_cache *c, int64_t start);
 void lr_epoch_cache_end_offset(const lr_epoch_cache *c, int32_t req, int64_t leo,

@@ -17,7 +17,7 @@ typedef struct parked_admin {
 
 static void give_up(logrep_node *n, lr_parked *d)
 {
-    n->tr.close(n->tr.ctx, d->conn->id);
+    lr_conn_close(n, d->conn);
     lr_conn_skip(n, d->conn, d->slot);
 }
 
@@ -64,8 +64,7 @@ static void forward_done(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_m
         copy[5] = (uint8_t)(d->correlation_id >> 16);
         copy[6] = (uint8_t)(d->correlation_id >> 8);
         copy[7] = (uint8_t)d->correlation_id;
-        if (lr_conn_finish_bytes(n, d->conn, d->slot, copy, flen) != 0)
-            n->tr.close(n->tr.ctx, d->conn->id);
+        lr_conn_finish_bytes(n, d->conn, d->slot, copy, flen); /* or closes */
         lr_free(&n->alloc, copy, flen);
     }
     lr_park_remove(n, d);

@@ -98,7 +98,7 @@ static int pp_poll(logrep_node *n, lr_parked *d, int64_t now_ms)
                          pp->n_results) == 0)
         lr_conn_finish(n, d->conn, d->slot, n->resp);
     else
-        n->tr.close(n->tr.ctx, d->conn->id); /* no answer: the client retries */
+        lr_conn_close(n, d->conn); /* no answer: the client retries */
     return 1;
 }
 
@@ -212,10 +212,18 @@ int lr_api_produce(logrep_node *n, const lr_req *r)
             produce_part(n, r, lr_f_elem(te, LR_FN_PartitionData, j), name, len, acks, timeout,
                          base_token | (uint64_t)k, &res[k], &parked);
     }
-    if (acks == 0) {
+    /* A partition refused for want of memory (nothing appended) has no
+     * Kafka answer: the request fails whole, closing its connection (and
+     * a parked pp with it), and the client retries as after a broker
+     * failure. */
+    int err = 0;
+    for (int32_t i = 0; i < total && acks != 0; i++)
+        if (res[i].res.error == LOGREP_ERR__NOMEM)
+            err = LOGREP_ERR__NOMEM;
+    if (acks == 0 || err) {
         /* acks=0: Kafka sends no response at all. */
         free_results(n, res, total);
-        return 0;
+        return err;
     }
     if (pp) {
         pp->results = res;
@@ -223,7 +231,7 @@ int lr_api_produce(logrep_node *n, const lr_req *r)
         pp->outstanding = parked;
         return 0; /* answered from the park, at once when nothing waits */
     }
-    int err = produce_response(r->resp, (int16_t)logrep_msg_version(r->msg),
+    err = produce_response(r->resp, (int16_t)logrep_msg_version(r->msg),
                                logrep_msg_correlation_id(r->msg), res, total);
     if (!err)
         err = lr_req_answer(n, r);

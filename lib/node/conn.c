@@ -56,7 +56,7 @@ static void send_segs(logrep_node *n, lr_conn *c, const logrep_seg *segs, size_t
 /* Sends the ready slots at the head of c. */
 static void flush(logrep_node *n, lr_conn *c)
 {
-    while (c->head && c->head->ready) {
+    while (!c->closed && c->head && c->head->ready) {
         lr_slot *s = c->head;
         c->head = s->next;
         if (!c->head)
@@ -77,9 +77,11 @@ int lr_conn_finish(logrep_node *n, lr_conn *c, lr_slot *s, logrep_msg *resp)
         LR_LOG(&n->logger, LOGREP_LOG_ERROR, "node", "encoding a response failed: %s (%s)",
                logrep_err_name(err), logrep_msg_errmsg(resp));
         /* The client cannot be answered consistently: drop the connection. */
-        n->tr.close(n->tr.ctx, c->id);
+        lr_conn_close(n, c);
         return err;
     }
+    if (c->closed)
+        return 0; /* nobody to answer */
     if (c->head == s) {
         /* In order already: send without copying. */
         c->head = s->next;
@@ -92,17 +94,24 @@ int lr_conn_finish(logrep_node *n, lr_conn *c, lr_slot *s, logrep_msg *resp)
     }
     /* Keep a copy until the slots before it are answered. */
     s->segs = lr_calloc(&n->alloc, nsegs ? nsegs : 1, sizeof *s->segs);
-    if (!s->segs)
-        return LOGREP_ERR__NOMEM;
     s->nsegs = nsegs;
-    for (size_t i = 0; i < nsegs; i++) {
+    err = s->segs ? 0 : LOGREP_ERR__NOMEM;
+    for (size_t i = 0; i < nsegs && !err; i++) {
         s->segs[i] = segs[i];
         if (segs[i].data) {
             size_t at = s->bytes.len;
-            if ((err = lr_buf_append(&s->bytes, segs[i].data, (size_t)segs[i].len)) != 0)
-                return err;
+            err = lr_buf_append(&s->bytes, segs[i].data, (size_t)segs[i].len);
             s->segs[i].data = (const uint8_t *)(uintptr_t)at; /* fixed up below */
         }
+    }
+    if (err) {
+        /* Out of memory: no half-copied answer goes out; the connection
+         * closes, as when encoding fails. */
+        lr_free(&n->alloc, s->segs, (nsegs ? nsegs : 1) * sizeof *s->segs);
+        s->segs = NULL;
+        s->nsegs = 0;
+        lr_conn_close(n, c);
+        return err;
     }
     for (size_t i = 0; i < nsegs; i++)
         if (segs[i].data)
@@ -115,16 +124,27 @@ int lr_conn_finish_bytes(logrep_node *n, lr_conn *c, lr_slot *s, const uint8_t *
 {
     s->ready = 1;
     lr_buf_clear(&s->bytes);
-    s->segs = lr_calloc(&n->alloc, 1, sizeof *s->segs);
-    int err = s->segs ? lr_buf_append(&s->bytes, frame, len) : LOGREP_ERR__NOMEM;
-    if (!err) {
-        s->nsegs = 1;
-        s->segs[0].data = s->bytes.data;
-        s->segs[0].len = len;
-        s->segs[0].file = -1;
+    logrep_seg *seg = lr_calloc(&n->alloc, 1, sizeof *seg);
+    int err = seg ? lr_buf_append(&s->bytes, frame, len) : LOGREP_ERR__NOMEM;
+    if (err) {
+        lr_free(&n->alloc, seg, sizeof *seg);
+        lr_conn_close(n, c); /* no answer to give: the client retries */
+        return err;
     }
+    seg->data = s->bytes.data;
+    seg->len = len;
+    seg->file = -1;
+    s->segs = seg;
+    s->nsegs = 1;
     flush(n, c);
-    return err;
+    return 0;
+}
+
+void lr_conn_close(logrep_node *n, lr_conn *c)
+{
+    if (!c->closed)
+        n->tr.close(n->tr.ctx, c->id);
+    c->closed = 1;
 }
 
 void lr_conn_skip(logrep_node *n, lr_conn *c, lr_slot *s)

@@ -26,6 +26,7 @@ typedef struct lr_conn {
     uint64_t id;
     int listener; /* LR_LISTENER_* */
     lr_slot *head, *tail;
+    int closed; /* the node closed it: nothing more is sent, dropped at the next tick */
     struct lr_conn *next;
 } lr_conn;
 
@@ -45,6 +46,10 @@ int lr_conn_finish(logrep_node *n, lr_conn *c, lr_slot *s, logrep_msg *resp);
 /* Fills s with one already encoded frame (copied) and sends what is ready. */
 int lr_conn_finish_bytes(logrep_node *n, lr_conn *c, lr_slot *s, const uint8_t *frame,
                          size_t len);
+/* Closes c through the transport (no logrep_node_closed follows): nothing
+ * more is sent on it, and the node drops it at its next tick, or when the
+ * host reuses its id. */
+void lr_conn_close(logrep_node *n, lr_conn *c);
 /* Marks s answered with nothing (its connection is being closed). */
 void lr_conn_skip(logrep_node *n, lr_conn *c, lr_slot *s);
 /* Unlinks and frees c with its slots (parked requests on it are the

@@ -24,7 +24,7 @@ LOGREP_API logrep_err logrep_node_accepted(logrep_node *n, uint64_t conn, const 
 {
     if (!n || !listener || !*listener)
         return LOGREP_ERR__INVALID_ARG;
-    lr_conn *c = lr_conn_get(n, conn, 1);
+    lr_conn *c = lr_node_conn_for(n, conn, 1);
     if (!c)
         return LOGREP_ERR__NOMEM;
     c->listener = in_list(lr_conf_str(n->conf, LR_CONF_CONTROLLER_LISTENER_NAMES), listener)

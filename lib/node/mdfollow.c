@@ -23,7 +23,8 @@ int lr_is_metadata_topic(const uint8_t id[16])
  * tick. */
 static void broker_maybe_apply(logrep_node *n, int64_t now_ms)
 {
-    if (n->md.apply_retry && n->life.broker_epoch >= 0 && lr_md_next_offset(n->md.img) > n->life.broker_epoch) {
+    if (n->md.apply_retry && now_ms >= n->md.apply_after && n->life.broker_epoch >= 0 &&
+        lr_md_next_offset(n->md.img) > n->life.broker_epoch) {
         n->md.apply_retry = 0;
         lr_parts_apply(n, now_ms);
     }
@@ -90,6 +91,8 @@ static void md_fetch_done(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_
     int32_t rlen = 0;
     if (pe && !lr_f_int(pe, LR_FN_ErrorCode))
         logrep_struct_bytes(pe, lr_fid(pe, LR_FN_Records), &recs, &rlen);
+    else /* a stopped controller answers at once: not again at once */
+        n->md.fetch_after = now_ms + 100;
     if (rlen > 0 && apply_record_set(n, recs, (size_t)rlen, now_ms) != 0)
         n->md.fetch_after = now_ms + 100;
 }
@@ -143,7 +146,9 @@ int64_t lr_md_follow_deadline(const logrep_node *n, int64_t now_ms)
     if (!n->md.fetching)
         next = lr_peer_after_backoff(lr_peer_find(n, n->ctl_id, LR_CH_METADATA), n->md.fetch_after);
     /* Opens left for later, or a storage error: soon, without spinning. */
-    if (n->md.apply_retry && now_ms + 10 < next)
-        next = now_ms + 10;
+    if (n->md.apply_retry) {
+        int64_t t = n->md.apply_after > now_ms + 10 ? n->md.apply_after : now_ms + 10;
+        next = t < next ? t : next;
+    }
     return next;
 }

@@ -208,6 +208,29 @@ static void drop_conn(logrep_node *n, lr_conn *c)
     lr_conn_drop(n, c);
 }
 
+/* The connection with this id; one the node closed itself is dropped
+ * first, should the host reuse the id (NULL when out of memory). */
+lr_conn *lr_node_conn_for(logrep_node *n, uint64_t id, int create)
+{
+    lr_conn *c = lr_conn_get(n, id, 0);
+    if (c && c->closed) {
+        drop_conn(n, c);
+        c = NULL;
+    }
+    return c || !create ? c : lr_conn_get(n, id, 1);
+}
+
+/* Drops the connections the node closed itself (not while parked
+ * requests are being walked: dropping one frees those on it). */
+static void reap_conns(logrep_node *n)
+{
+    for (lr_conn *c = n->conns.list, *next; c; c = next) {
+        next = c->next;
+        if (c->closed)
+            drop_conn(n, c);
+    }
+}
+
 /* Answers what waits: produce completions to their parked requests, then
  * every parked request that may be done. */
 static void wake(logrep_node *n, int64_t now_ms)
@@ -248,20 +271,26 @@ LOGREP_API logrep_err logrep_node_request(logrep_node *n, uint64_t conn, const v
         return LOGREP_ERR__INVALID_ARG;
     n->stats.requests++;
     n->stats.bytes_in += (int64_t)len;
-    lr_conn *c = lr_conn_get(n, conn, 1);
-    if (!c)
+    lr_conn *c = lr_node_conn_for(n, conn, 1);
+    if (!c) {
+        n->tr.close(n->tr.ctx, conn); /* unanswerable: the client retries */
         return LOGREP_ERR__NOMEM;
+    }
     logrep_err err = logrep_msg_decode_request(n->req, frame, len);
     if (err == LOGREP_ERR_UNSUPPORTED_VERSION &&
         logrep_msg_api_key(n->req) == LOGREP_API_API_VERSIONS) {
         /* Answered with the versions served, in the client's v0 header. */
         lr_req r = {c, n->req, n->resp, frame, len, lr_node_conn_roles(n, c), now_ms};
-        return lr_api_versions(n, &r);
+        if ((err = lr_api_versions(n, &r)) != 0) {
+            lr_conn_close(n, c);
+            drop_conn(n, c);
+        }
+        return err;
     }
     if (err) {
         LR_LOG(&n->logger, LOGREP_LOG_WARN, "node", "closing connection %llu: %s (%s)",
                (unsigned long long)conn, logrep_err_name(err), logrep_msg_errmsg(n->req));
-        n->tr.close(n->tr.ctx, conn);
+        lr_conn_close(n, c);
         drop_conn(n, c);
         return err == LOGREP_ERR__NOMEM ? err : LOGREP_ERR__CORRUPT;
     }
@@ -269,7 +298,7 @@ LOGREP_API logrep_err logrep_node_request(logrep_node *n, uint64_t conn, const v
     if (err) {
         /* A request that could not be handled leaves a hole in the
          * connection's response order: close it, the client retries. */
-        n->tr.close(n->tr.ctx, conn);
+        lr_conn_close(n, c);
         drop_conn(n, c);
     }
     /* A produce may have moved data or the HW: answer waiting fetches and
@@ -319,6 +348,7 @@ LOGREP_API int64_t logrep_node_tick(logrep_node *n, int64_t now_ms)
 {
     if (!n)
         return now_ms + 1000;
+    reap_conns(n);
     int64_t next = now_ms + LR_TICK_MAX_MS;
     if (n->ctl)
         earliest(&next, lr_nctl_tick(n, now_ms));

@@ -70,6 +70,7 @@ typedef struct lr_mdview {
     int64_t fetch_after; /* backoff for the metadata fetch */
     int fetching;
     int apply_retry;     /* partitions must be brought in line with img */
+    int64_t apply_after; /* an apply that failed on storage: retried then */
 } lr_mdview;
 
 /* The broker's life with the controller (lifecycle.c). */
@@ -151,6 +152,12 @@ struct logrep_node {
     int64_t next_retention_ms; /* next log.retention.check.interval.ms check */
     logrep_node_stats stats;
 };
+
+/* ---- node.c ---- */
+/* The inbound connection with this id (created when create is set); one
+ * the node closed itself is dropped first, should the host reuse its id.
+ * NULL when out of memory or absent. */
+lr_conn *lr_node_conn_for(logrep_node *n, uint64_t id, int create);
 
 /* ---- dispatch.c: requests ---- */
 enum { LR_ROLE_BROKER = 1, LR_ROLE_CONTROLLER = 2 };

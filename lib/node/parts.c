@@ -229,6 +229,9 @@ static int open_part(logrep_node *n, const lr_md_topic *t, int32_t index, int64_
     }
     if (logrep_log_topic_id(log, id) != LOGREP_OK &&
         (err = logrep_log_set_topic_id(log, t->id)) != 0) {
+        /* Retried as a failed open. */
+        LR_LOG(&n->logger, LOGREP_LOG_ERROR, "node", "writing the topic ID of %s: %s", dir,
+               logrep_err_name(err));
         logrep_log_close(log);
         return err;
     }
@@ -303,7 +306,7 @@ void lr_parts_apply(logrep_node *n, int64_t now_ms)
     /* Opening a log is storage work (recovery, files): a topic of
      * thousands of partitions is opened over several ticks so the node
      * keeps answering meanwhile. */
-    int opens = LR_OPENS_PER_PASS;
+    int opens = LR_OPENS_PER_PASS, failed = 0;
     close_deleted(n, now_ms); /* first: a re-created name reuses the path */
     size_t nt = lr_md_topic_count(n->md.img);
     for (size_t i = 0; i < nt; i++) {
@@ -319,7 +322,7 @@ void lr_parts_apply(logrep_node *n, int64_t now_ms)
                 continue;
             }
             if (!p && (opens--, open_part(n, t, k, now_ms, &p)) != 0) {
-                n->md.apply_retry = 1; /* a storage error: try again next tick */
+                n->md.apply_retry = failed = 1; /* a storage error: try again soon */
                 continue;
             }
             lr_partition_set_min_isr(p->rep, lr_md_topic_min_isr(n->md.img, t), now_ms);
@@ -349,15 +352,22 @@ void lr_parts_apply(logrep_node *n, int64_t now_ms)
             }
             m.n_isr = mp->n_isr > LR_MAX_REPLICAS ? LR_MAX_REPLICAS : mp->n_isr;
             memcpy(m.isr, mp->isr, (size_t)m.n_isr * sizeof *m.isr);
-            if (lr_partition_apply(p->rep, &m, now_ms) == 0) {
+            int aerr = lr_partition_apply(p->rep, &m, now_ms);
+            if (aerr == 0) {
                 p->seen_partition_epoch = mp->partition_epoch;
                 p->fetch_after = 0; /* a new leader is asked at once */
+            } else {
+                LR_LOG(&n->logger, LOGREP_LOG_ERROR, "node", "%s-%d: leader epoch %d: %s",
+                       p->topic, p->index, m.leader_epoch, logrep_err_name(aerr));
+                n->md.apply_retry = failed = 1;
             }
-            else
-                n->md.apply_retry = 1;
             lr_node_part_changed(n, p);
         }
     }
+    /* A failing disk is not retried on every event (each retry reopens
+     * logs and logs its error). */
+    if (failed)
+        n->md.apply_after = now_ms + 100;
     if (!n->dirs.strays_scanned && !n->md.apply_retry)
         lr_dirs_scan_strays(n, now_ms);
 }
@@ -378,7 +388,11 @@ void lr_parts_tick(logrep_node *n, int64_t now_ms, int64_t *next)
         lr_npart *p = &n->parts.v[i];
         lr_partition_tick(p->rep, now_ms);
         int64_t log_next = INT64_MAX;
-        logrep_log_tick(lr_partition_log(p->rep), now_ms, &log_next);
+        /* A failure is tried again a flush or checkpoint period later. */
+        logrep_err lerr = logrep_log_tick(lr_partition_log(p->rep), now_ms, &log_next);
+        if (lerr)
+            LR_LOG(&n->logger, LOGREP_LOG_ERROR, "node", "%s-%d: flush or checkpoint failed: %s",
+                   p->topic, p->index, logrep_err_name(lerr));
         if (log_next < *next)
             *next = log_next;
         int32_t deleted = 0;
