@@ -725,8 +725,11 @@ static void on_accept(int lfd, int kind, int listener)
 
 /* ------------------------------------------------------------ loop */
 
-static void sweep(void)
+/* Returns 1 when a close was reported to the node: its deadline may have
+ * moved (a peer to reconnect), so the node is ticked again at once. */
+static int sweep(void)
 {
+    int closed = 0;
     /* Flush, then release what died; closes may queue more writes. */
     for (int round = 0; round < 4 && S.dirty; round++) {
         conn *list = S.dirty;
@@ -752,10 +755,13 @@ static void sweep(void)
             uint64_t id = c->id;
             int notify = c->notify && c->kind != K_METRICS;
             conn_release(c);
-            if (notify)
+            if (notify) {
                 logrep_node_closed(S.node, id, now_ms());
+                closed = 1;
+            }
         }
     }
+    return closed;
 }
 
 static void expire_idle(void)
@@ -923,7 +929,8 @@ int broker_run(broker_conf *bc)
             expire_idle();
             next_idle = t + 1000;
         }
-        sweep();
+        if (sweep())
+            next_tick = t;
         if (stopping && (logrep_node_shutdown_done(S.node) || t >= stop_deadline)) {
             if (!logrep_node_shutdown_done(S.node))
                 logf_(LOGREP_LOG_WARN, "controlled shutdown timed out");
