@@ -27,34 +27,119 @@ typedef struct figures {
     double produce_rps, consume_rps, e2e_p99_ms, ack_p50_ms;
     double client_us, cluster_us; /* CPU time per acknowledged record */
     double others_pct;            /* of the machine, other processes */
+    /* The brokers' counters over the produce phase (logrep only). */
+    double recs_per_produce, fetches_per_produce, produce_ms, kib_per_fetch;
     int ok, capped;
 } figures;
+
+/* ------------------------------------------------------------ counters */
+
+/* The sum over a page's samples of `name` whose labels contain `label`
+ * (NULL: any). */
+static double metric_sum(const char *page, const char *name, const char *label)
+{
+    double sum = 0;
+    size_t nl = strlen(name);
+    for (const char *l = page; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+        if (strncmp(l, name, nl) != 0 || (l[nl] != '{' && l[nl] != ' '))
+            continue;
+        const char *end = strchr(l, '\n'), *sp = NULL;
+        for (const char *q = l; q < (end ? end : l + strlen(l)); q++)
+            if (*q == ' ')
+                sp = q;
+        const char *lab = strchr(l, '{');
+        if (!sp || (label && (!lab || lab > sp || !memmem(lab, (size_t)(sp - lab), label,
+                                                          strlen(label)))))
+            continue;
+        sum += atof(sp + 1);
+    }
+    return sum;
+}
+
+typedef struct counters {
+    double produces, records, fetches, produce_s, bytes_sent;
+} counters;
+
+#define PAGE_MAX (1 << 20)
+
+static void counters_take(counters *k, const cluster *c)
+{
+    memset(k, 0, sizeof *k);
+    char *page = c ? malloc(PAGE_MAX) : NULL;
+    for (int i = 1; page && i <= c->n; i++) {
+        if (cluster_metrics(c, i, page, PAGE_MAX) <= 0)
+            continue;
+        const char *req = "logrep_broker_requests_total", *lat = "logrep_broker_request_latency_seconds_sum";
+        k->produces += metric_sum(page, req, "api=\"Produce\"");
+        k->fetches += metric_sum(page, req, "api=\"Fetch\"");
+        k->records += metric_sum(page, "logrep_node_produce_records_total", NULL);
+        k->produce_s += metric_sum(page, lat, "api=\"Produce\"");
+        k->bytes_sent += metric_sum(page, "logrep_broker_socket_bytes_sent_total", NULL);
+    }
+    free(page);
+}
+
+static void counter_figures(figures *f, const counters *a, const counters *b)
+{
+    double p = b->produces - a->produces, fe = b->fetches - a->fetches;
+    if (p <= 0)
+        return;
+    f->recs_per_produce = (b->records - a->records) / p;
+    f->fetches_per_produce = fe / p;
+    f->produce_ms = (b->produce_s - a->produce_s) / p * 1000;
+    f->kib_per_fetch = fe > 0 ? (b->bytes_sent - a->bytes_sent) / fe / 1024 : 0;
+}
 
 /* ------------------------------------------------------------ CPU time */
 
 static long clk_tck;
 
-/* utime + stime of one /proc stat file, in microseconds; its comm in
- * comm (when given). -1 when it cannot be read. */
-static int64_t stat_cpu_us(const char *path, char *comm, size_t commsz)
+/* CPU time of a task or process from its schedstat (the scheduler's own
+ * sum of run time: tick-sampled utime/stime misses or overcounts tasks
+ * that run for microseconds at a time), in microseconds; its comm in comm
+ * (when given). -1 when it cannot be read. */
+static int64_t task_cpu_us(const char *dir, char *comm, size_t commsz)
 {
+    char path[300];
+    unsigned long long ns = 0;
+    snprintf(path, sizeof path, "%s/schedstat", dir);
     FILE *f = fopen(path, "r");
     if (!f)
         return -1;
-    char buf[1024];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    int ok = fscanf(f, "%llu", &ns) == 1;
     fclose(f);
-    buf[n] = 0;
-    char *l = strchr(buf, '('), *r = strrchr(buf, ')');
-    if (!l || !r || r < l)
+    if (!ok)
         return -1;
-    if (comm)
-        snprintf(comm, commsz, "%.*s", (int)(r - l - 1), l + 1);
-    /* After ") ": state, then fields 4..; utime and stime are 14 and 15. */
-    unsigned long long ut = 0, st = 0;
-    if (sscanf(r + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-        return -1;
-    return (int64_t)((ut + st) * 1000000ull / (unsigned long long)clk_tck);
+    if (comm) {
+        snprintf(path, sizeof path, "%s/comm", dir);
+        comm[0] = 0;
+        if ((f = fopen(path, "r"))) {
+            if (fgets(comm, (int)commsz, f))
+                comm[strcspn(comm, "\n")] = 0;
+            fclose(f);
+        }
+    }
+    return (int64_t)(ns / 1000);
+}
+
+/* A process's CPU time: the sum over its threads. */
+static int64_t proc_cpu_us(pid_t pid)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(dir);
+    int64_t sum = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char t[330];
+        snprintf(t, sizeof t, "%s/%s", dir, e->d_name);
+        int64_t us = task_cpu_us(t, NULL, 0);
+        sum += us > 0 ? us : 0;
+    }
+    if (d)
+        closedir(d);
+    return sum;
 }
 
 /* Busy and total time of the whole machine (all CPUs), /proc/stat ticks. */
@@ -88,9 +173,9 @@ static void cpu_mark_take(cpu_mark *m, const cluster *c)
     for (struct dirent *e; d && (e = readdir(d));) {
         if (e->d_name[0] == '.')
             continue;
-        char path[300], comm[64];
-        snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
-        int64_t us = stat_cpu_us(path, comm, sizeof comm);
+        char dir[300], comm[64];
+        snprintf(dir, sizeof dir, "/proc/self/task/%s", e->d_name);
+        int64_t us = task_cpu_us(dir, comm, sizeof comm);
         if (us < 0)
             continue;
         if (strcmp(comm, "rdk:mock") == 0)
@@ -100,12 +185,8 @@ static void cpu_mark_take(cpu_mark *m, const cluster *c)
     }
     if (d)
         closedir(d);
-    for (int i = 1; c && i <= c->n; i++) {
-        char path[64];
-        snprintf(path, sizeof path, "/proc/%d/stat", (int)c->pid[i]);
-        int64_t us = c->pid[i] > 0 ? stat_cpu_us(path, NULL, 0) : -1;
-        m->cluster += us > 0 ? us : 0;
-    }
+    for (int i = 1; c && i <= c->n; i++)
+        m->cluster += c->pid[i] > 0 ? proc_cpu_us(c->pid[i]) : 0;
     machine_ticks(&m->busy, &m->total);
 }
 
@@ -157,6 +238,8 @@ static figures run_load(const cluster *cl, const char *bootstrap, const char *to
         return f;
     }
     cpu_mark m0, m1;
+    counters k0, k1;
+    counters_take(&k0, cl);
     cpu_mark_take(&m0, cl);
     int64_t t0 = kc_now_us(), end = t0 + (int64_t)(seconds * 1e6);
     while (kc_now_us() < end) {
@@ -169,7 +252,9 @@ static figures run_load(const cluster *cl, const char *bootstrap, const char *to
     kc_flush(&L, 30000);
     double ps = (double)(kc_now_us() - t0) / 1e6;
     cpu_mark_take(&m1, cl);
+    counters_take(&k1, cl);
     cpu_figures(&f, &m0, &m1, L.acked, cl == NULL);
+    counter_figures(&f, &k0, &k1);
     f.produce_rps = (double)L.acked / ps;
     f.capped = L.produced >= L.max_records;
     f.e2e_p99_ms = (double)kc_percentile(L.e2e_us, L.n_e2e, 0.99) / 1000;
@@ -194,12 +279,14 @@ static figures run_load(const cluster *cl, const char *bootstrap, const char *to
  * The first records (connections, producer id) are not counted. */
 typedef struct latency {
     double p50_us, p99_us;
+    double cluster_us; /* the cluster's CPU time per record */
     int64_t n;
 } latency;
 
 #define LAT_WARMUP 50
 
-static latency run_one_in_flight(const char *bootstrap, const char *topic, double seconds)
+static latency run_one_in_flight(const cluster *cl, const char *bootstrap, const char *topic,
+                                 double seconds)
 {
     latency r = {0};
     kc_load L = {0};
@@ -220,6 +307,7 @@ static latency run_one_in_flight(const char *bootstrap, const char *topic, doubl
         return r;
     }
     int64_t end = 0;
+    cpu_mark m0 = {0}, m1;
     while (L.produced < L.max_records && (!end || kc_now_us() < end)) {
         if (kc_produce_one(&L) != 0)
             break;
@@ -228,14 +316,20 @@ static latency run_one_in_flight(const char *bootstrap, const char *topic, doubl
             kc_poll(&L, 1000);
         if (L.failed)
             break;
-        if (L.produced == LAT_WARMUP)
+        if (L.produced == LAT_WARMUP) {
             end = kc_now_us() + (int64_t)(seconds * 1e6);
+            cpu_mark_take(&m0, cl);
+        }
     }
+    cpu_mark_take(&m1, cl);
     if (!L.failed && L.n_lat > LAT_WARMUP) {
         int32_t *v = L.ack_lat_us + LAT_WARMUP;
         r.n = L.n_lat - LAT_WARMUP;
         r.p50_us = (double)kc_percentile(v, r.n, 0.50);
         r.p99_us = (double)kc_percentile(v, r.n, 0.99);
+        figures f = {0};
+        cpu_figures(&f, &m0, &m1, r.n, cl == NULL);
+        r.cluster_us = f.cluster_us;
     } else {
         fprintf(stderr, "bench: one in flight on %s: %s\n", bootstrap,
                 L.failed ? L.last_error : "too few records");
@@ -313,7 +407,8 @@ static int one_in_flight(const char *broker, const char *props, rd_kafka_mock_cl
     if (!no_logrep && start_cluster(&c, broker, props) != 0)
         return 1;
     double a50[MAX_ROUNDS] = {0}, a99[MAX_ROUNDS] = {0}, m50[MAX_ROUNDS] = {0},
-           m99[MAX_ROUNDS] = {0}, ratio[MAX_ROUNDS] = {0};
+           m99[MAX_ROUNDS] = {0}, ratio[MAX_ROUNDS] = {0}, acpu[MAX_ROUNDS] = {0},
+           mcpu[MAX_ROUNDS] = {0};
     int rc = 0;
     for (int r = 0; r < rounds; r++) {
         char rt[80];
@@ -323,18 +418,21 @@ static int one_in_flight(const char *broker, const char *props, rd_kafka_mock_cl
         rd_kafka_mock_topic_create(mock, rt, 6, 3);
         latency a = {0}, m = {0};
         if (!no_logrep)
-            a = run_one_in_flight(c.bootstrap, rt, seconds);
+            a = run_one_in_flight(&c, c.bootstrap, rt, seconds);
         if (!no_mock)
-            m = run_one_in_flight(rd_kafka_mock_cluster_bootstraps(mock), rt, seconds);
+            m = run_one_in_flight(NULL, rd_kafka_mock_cluster_bootstraps(mock), rt, seconds);
         if ((!no_logrep && !a.n) || (!no_mock && !m.n))
             rc = 1;
         a50[r] = a.p50_us, a99[r] = a.p99_us, m50[r] = m.p50_us, m99[r] = m.p99_us;
+        acpu[r] = a.cluster_us, mcpu[r] = m.cluster_us;
         ratio[r] = m.p50_us > 0 ? a.p50_us / m.p50_us : 0;
     }
     printf("one record in flight (100 B, acks=all, linger.ms=0): ack p50/p99 logrep %.0f/%.0f us, "
            "mock %.0f/%.0f us, p50 ratio %.2f (target <= 2.0; ratios %.2f..%.2f)\n",
            median(a50, rounds), median(a99, rounds), median(m50, rounds), median(m99, rounds),
            median(ratio, rounds), lowest(ratio, rounds), highest(ratio, rounds));
+    printf("%12s cluster CPU us/record: logrep %.1f, mock %.1f\n", "", median(acpu, rounds),
+           median(mcpu, rounds));
     fflush(stdout);
     if (!no_logrep)
         cluster_destroy(&c);
@@ -427,6 +525,12 @@ int main(int argc, char **argv)
                    "cluster %.2f; other processes took %.0f%%/%.0f%% of the machine\n",
                    "", MEDIAN(a, client_us), MEDIAN(a, cluster_us), MEDIAN(m, client_us),
                    MEDIAN(m, cluster_us), MEDIAN(a, others_pct), MEDIAN(m, others_pct));
+            if (!no_logrep)
+                printf("%12s logrep brokers: %.0f records per produce request, %.2f fetches per "
+                       "produce (followers and consumer), produce answered %.1f ms after arrival "
+                       "(mean), %.0f KiB sent per fetch\n",
+                       "", MEDIAN(a, recs_per_produce), MEDIAN(a, fetches_per_produce),
+                       MEDIAN(a, produce_ms), MEDIAN(a, kib_per_fetch));
             fflush(stdout);
             if (!ok)
                 rc = 1;
