@@ -132,10 +132,12 @@ typedef struct lr_segment {
     int64_t created_ms;
     uint64_t bytes_since_idx;
     /* The last batch appended or recovered: fetches at the tail (followers,
-     * caught-up consumers) start there without an index lookup. Valid
-     * while tail_pos < size (a truncation that removes it makes it so). */
+     * caught-up consumers) start there without an index lookup, and one
+     * inside that batch without reading its header. Valid while
+     * tail_pos < size (a truncation that removes it makes it so). */
     uint64_t tail_pos;
     int64_t tail_base;
+    logrep_batch_header tail_hdr;
     uint8_t dirty;           /* written since the last sync */
 } lr_segment;
 
