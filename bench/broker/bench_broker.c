@@ -9,7 +9,6 @@
  * the machine other processes took meanwhile. A last run produces one
  * record at a time (the next once the previous is acknowledged) and
  * compares the ack latency of the two clusters. */
-#include <dirent.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +21,7 @@
 
 #include "cluster.h"
 #include "kclient.h"
+#include "measure.h"
 
 typedef struct figures {
     double produce_rps, consume_rps, e2e_p99_ms, ack_p50_ms;
@@ -32,181 +32,6 @@ typedef struct figures {
     int ok, capped;
 } figures;
 
-/* ------------------------------------------------------------ counters */
-
-/* The sum over a page's samples of `name` whose labels contain `label`
- * (NULL: any). */
-static double metric_sum(const char *page, const char *name, const char *label)
-{
-    double sum = 0;
-    size_t nl = strlen(name);
-    for (const char *l = page; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-        if (strncmp(l, name, nl) != 0 || (l[nl] != '{' && l[nl] != ' '))
-            continue;
-        const char *end = strchr(l, '\n'), *sp = NULL;
-        for (const char *q = l; q < (end ? end : l + strlen(l)); q++)
-            if (*q == ' ')
-                sp = q;
-        const char *lab = strchr(l, '{');
-        if (!sp || (label && (!lab || lab > sp || !memmem(lab, (size_t)(sp - lab), label,
-                                                          strlen(label)))))
-            continue;
-        sum += atof(sp + 1);
-    }
-    return sum;
-}
-
-typedef struct counters {
-    double produces, records, fetches, produce_s, bytes_sent;
-} counters;
-
-#define PAGE_MAX (1 << 20)
-
-static void counters_take(counters *k, const cluster *c)
-{
-    memset(k, 0, sizeof *k);
-    char *page = c ? malloc(PAGE_MAX) : NULL;
-    for (int i = 1; page && i <= c->n; i++) {
-        if (cluster_metrics(c, i, page, PAGE_MAX) <= 0)
-            continue;
-        const char *req = "logrep_broker_requests_total", *lat = "logrep_broker_request_latency_seconds_sum";
-        k->produces += metric_sum(page, req, "api=\"Produce\"");
-        k->fetches += metric_sum(page, req, "api=\"Fetch\"");
-        k->records += metric_sum(page, "logrep_node_produce_records_total", NULL);
-        k->produce_s += metric_sum(page, lat, "api=\"Produce\"");
-        k->bytes_sent += metric_sum(page, "logrep_broker_socket_bytes_sent_total", NULL);
-    }
-    free(page);
-}
-
-static void counter_figures(figures *f, const counters *a, const counters *b)
-{
-    double p = b->produces - a->produces, fe = b->fetches - a->fetches;
-    if (p <= 0)
-        return;
-    f->recs_per_produce = (b->records - a->records) / p;
-    f->fetches_per_produce = fe / p;
-    f->produce_ms = (b->produce_s - a->produce_s) / p * 1000;
-    f->kib_per_fetch = fe > 0 ? (b->bytes_sent - a->bytes_sent) / fe / 1024 : 0;
-}
-
-/* ------------------------------------------------------------ CPU time */
-
-static long clk_tck;
-
-/* CPU time of a task or process from its schedstat (the scheduler's own
- * sum of run time: tick-sampled utime/stime misses or overcounts tasks
- * that run for microseconds at a time), in microseconds; its comm in comm
- * (when given). -1 when it cannot be read. */
-static int64_t task_cpu_us(const char *dir, char *comm, size_t commsz)
-{
-    char path[300];
-    unsigned long long ns = 0;
-    snprintf(path, sizeof path, "%s/schedstat", dir);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    int ok = fscanf(f, "%llu", &ns) == 1;
-    fclose(f);
-    if (!ok)
-        return -1;
-    if (comm) {
-        snprintf(path, sizeof path, "%s/comm", dir);
-        comm[0] = 0;
-        if ((f = fopen(path, "r"))) {
-            if (fgets(comm, (int)commsz, f))
-                comm[strcspn(comm, "\n")] = 0;
-            fclose(f);
-        }
-    }
-    return (int64_t)(ns / 1000);
-}
-
-/* A process's CPU time: the sum over its threads. */
-static int64_t proc_cpu_us(pid_t pid)
-{
-    char dir[64];
-    snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
-    DIR *d = opendir(dir);
-    int64_t sum = 0;
-    for (struct dirent *e; d && (e = readdir(d));) {
-        if (e->d_name[0] == '.')
-            continue;
-        char t[330];
-        snprintf(t, sizeof t, "%s/%s", dir, e->d_name);
-        int64_t us = task_cpu_us(t, NULL, 0);
-        sum += us > 0 ? us : 0;
-    }
-    if (d)
-        closedir(d);
-    return sum;
-}
-
-/* Busy and total time of the whole machine (all CPUs), /proc/stat ticks. */
-static void machine_ticks(int64_t *busy, int64_t *total)
-{
-    unsigned long long v[8] = {0};
-    FILE *f = fopen("/proc/stat", "r");
-    *busy = *total = 0;
-    if (!f)
-        return;
-    if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
-               &v[5], &v[6], &v[7]) == 8) {
-        for (int i = 0; i < 8; i++)
-            *total += (int64_t)v[i];
-        *busy = *total - (int64_t)(v[3] + v[4]); /* idle, iowait */
-    }
-    fclose(f);
-}
-
-typedef struct cpu_mark {
-    int64_t client, mock, cluster; /* microseconds */
-    int64_t busy, total;           /* machine ticks */
-} cpu_mark;
-
-/* This process's threads (the mock cluster's thread apart) and the
- * cluster's processes. */
-static void cpu_mark_take(cpu_mark *m, const cluster *c)
-{
-    memset(m, 0, sizeof *m);
-    DIR *d = opendir("/proc/self/task");
-    for (struct dirent *e; d && (e = readdir(d));) {
-        if (e->d_name[0] == '.')
-            continue;
-        char dir[300], comm[64];
-        snprintf(dir, sizeof dir, "/proc/self/task/%s", e->d_name);
-        int64_t us = task_cpu_us(dir, comm, sizeof comm);
-        if (us < 0)
-            continue;
-        if (strcmp(comm, "rdk:mock") == 0)
-            m->mock += us;
-        else
-            m->client += us;
-    }
-    if (d)
-        closedir(d);
-    for (int i = 1; c && i <= c->n; i++)
-        m->cluster += c->pid[i] > 0 ? proc_cpu_us(c->pid[i]) : 0;
-    machine_ticks(&m->busy, &m->total);
-}
-
-/* Fills f's CPU figures from two marks around `records` records. */
-static void cpu_figures(figures *f, const cpu_mark *a, const cpu_mark *b, int64_t records,
-                        int mock)
-{
-    double per = records > 0 ? 1.0 / (double)records : 0;
-    f->client_us = (double)(b->client - a->client) * per;
-    f->cluster_us = (double)(mock ? b->mock - a->mock : b->cluster - a->cluster) * per;
-    int64_t total = b->total - a->total;
-    if (total <= 0)
-        return;
-    /* Ticks are per CPU: the machine's busy share minus ours. */
-    double busy = (double)(b->busy - a->busy) / (double)total;
-    double wall_cpu = (double)total / (double)clk_tck * 1e6; /* CPU-us elapsed */
-    double ours = (double)(b->client - a->client + b->mock - a->mock + b->cluster - a->cluster);
-    double o = busy - ours / wall_cpu;
-    f->others_pct = o > 0 ? 100 * o : 0;
-}
 
 /* Accounting arrays for this many records per second of run: above what
  * either cluster reaches, so a run ends by time, not by filling them. */
@@ -253,8 +78,15 @@ static figures run_load(const cluster *cl, const char *bootstrap, const char *to
     double ps = (double)(kc_now_us() - t0) / 1e6;
     cpu_mark_take(&m1, cl);
     counters_take(&k1, cl);
-    cpu_figures(&f, &m0, &m1, L.acked, cl == NULL);
-    counter_figures(&f, &k0, &k1);
+    cpu_use u = cpu_use_between(&m0, &m1, L.acked, cl == NULL);
+    broker_use bu = broker_use_between(&k0, &k1);
+    f.client_us = u.client_us;
+    f.cluster_us = u.cluster_us;
+    f.others_pct = u.others_pct;
+    f.recs_per_produce = bu.recs_per_produce;
+    f.fetches_per_produce = bu.fetches_per_produce;
+    f.produce_ms = bu.produce_ms;
+    f.kib_per_fetch = bu.kib_per_fetch;
     f.produce_rps = (double)L.acked / ps;
     f.capped = L.produced >= L.max_records;
     f.e2e_p99_ms = (double)kc_percentile(L.e2e_us, L.n_e2e, 0.99) / 1000;
@@ -279,7 +111,7 @@ static figures run_load(const cluster *cl, const char *bootstrap, const char *to
  * The first records (connections, producer id) are not counted. */
 typedef struct latency {
     double p50_us, p99_us;
-    double cluster_us; /* the cluster's CPU time per record */
+    double client_us, cluster_us; /* CPU time per record */
     int64_t n;
 } latency;
 
@@ -327,9 +159,9 @@ static latency run_one_in_flight(const cluster *cl, const char *bootstrap, const
         r.n = L.n_lat - LAT_WARMUP;
         r.p50_us = (double)kc_percentile(v, r.n, 0.50);
         r.p99_us = (double)kc_percentile(v, r.n, 0.99);
-        figures f = {0};
-        cpu_figures(&f, &m0, &m1, r.n, cl == NULL);
-        r.cluster_us = f.cluster_us;
+        cpu_use u = cpu_use_between(&m0, &m1, r.n, cl == NULL);
+        r.client_us = u.client_us;
+        r.cluster_us = u.cluster_us;
     } else {
         fprintf(stderr, "bench: one in flight on %s: %s\n", bootstrap,
                 L.failed ? L.last_error : "too few records");
@@ -406,9 +238,9 @@ static int one_in_flight(const char *broker, const char *props, rd_kafka_mock_cl
     memset(&c, 0, sizeof c);
     if (!no_logrep && start_cluster(&c, broker, props) != 0)
         return 1;
-    double a50[MAX_ROUNDS] = {0}, a99[MAX_ROUNDS] = {0}, m50[MAX_ROUNDS] = {0},
-           m99[MAX_ROUNDS] = {0}, ratio[MAX_ROUNDS] = {0}, acpu[MAX_ROUNDS] = {0},
-           mcpu[MAX_ROUNDS] = {0};
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    enum { A50, A99, M50, M99, RATIO, ACL, ACPU, MCL, MCPU, FLOOR, FLOOR_W, FLOOR_CPU, NF };
+    double v[NF][MAX_ROUNDS] = {{0}};
     int rc = 0;
     for (int r = 0; r < rounds; r++) {
         char rt[80];
@@ -423,16 +255,26 @@ static int one_in_flight(const char *broker, const char *props, rd_kafka_mock_cl
             m = run_one_in_flight(NULL, rd_kafka_mock_cluster_bootstraps(mock), rt, seconds);
         if ((!no_logrep && !a.n) || (!no_mock && !m.n))
             rc = 1;
-        a50[r] = a.p50_us, a99[r] = a.p99_us, m50[r] = m.p50_us, m99[r] = m.p99_us;
-        acpu[r] = a.cluster_us, mcpu[r] = m.cluster_us;
-        ratio[r] = m.p50_us > 0 ? a.p50_us / m.p50_us : 0;
+        /* The same messages with nothing else done, on the cluster's disk. */
+        v[FLOOR][r] = pattern_floor_us(no_logrep ? tmp : c.dir, 0, 3000, NULL);
+        v[FLOOR_W][r] = pattern_floor_us(no_logrep ? tmp : c.dir, 1, 3000, &v[FLOOR_CPU][r]);
+        v[A50][r] = a.p50_us, v[A99][r] = a.p99_us, v[M50][r] = m.p50_us, v[M99][r] = m.p99_us;
+        v[ACL][r] = a.client_us, v[ACPU][r] = a.cluster_us;
+        v[MCL][r] = m.client_us, v[MCPU][r] = m.cluster_us;
+        v[RATIO][r] = m.p50_us > 0 ? a.p50_us / m.p50_us : 0;
     }
+#define MED(k) median(v[k], rounds)
     printf("one record in flight (100 B, acks=all, linger.ms=0): ack p50/p99 logrep %.0f/%.0f us, "
            "mock %.0f/%.0f us, p50 ratio %.2f (target <= 2.0; ratios %.2f..%.2f)\n",
-           median(a50, rounds), median(a99, rounds), median(m50, rounds), median(m99, rounds),
-           median(ratio, rounds), lowest(ratio, rounds), highest(ratio, rounds));
-    printf("%12s cluster CPU us/record: logrep %.1f, mock %.1f\n", "", median(acpu, rounds),
-           median(mcpu, rounds));
+           MED(A50), MED(A99), MED(M50), MED(M99), MED(RATIO), lowest(v[RATIO], rounds),
+           highest(v[RATIO], rounds));
+    printf("%12s CPU us/record: logrep client %.1f + cluster %.1f, mock client %.1f + cluster "
+           "%.1f\n", "", MED(ACL), MED(ACPU), MED(MCL), MED(MCPU));
+    printf("%12s its six messages alone between 4 processes: p50 %.0f us, %.0f us with the 3 "
+           "appends (%.2fx the mock's ack p50), the 3 using %.1f CPU us per commit\n",
+           "", MED(FLOOR), MED(FLOOR_W), MED(M50) > 0 ? MED(FLOOR_W) / MED(M50) : 0,
+           MED(FLOOR_CPU));
+#undef MED
     fflush(stdout);
     if (!no_logrep)
         cluster_destroy(&c);
@@ -441,7 +283,6 @@ static int one_in_flight(const char *broker, const char *props, rd_kafka_mock_cl
 
 int main(int argc, char **argv)
 {
-    clk_tck = sysconf(_SC_CLK_TCK);
     const char *broker = argc > 1 ? argv[1] : "build/logrep-broker";
     double seconds = argc > 2 ? atof(argv[2]) : 4;
     /* For profiling: BENCH_BROKER_ONLY=1024-none (or a list:

@@ -92,6 +92,9 @@ typedef struct lr_producer {
 typedef struct lr_pstate {
     lr_producer *v;     /* sorted by pid */
     size_t n, cap;
+    /* No producer's last_timestamp is below this: expiry scans only once
+     * one may be old enough (ticks come after every input). */
+    int64_t min_ts;
 } lr_pstate;
 
 void lr_pstate_free(lr_pstate *s, const lr_alloc *a);
