@@ -185,6 +185,9 @@ void pump(net *w)
             f->next = w->client_inbox;
             w->client_inbox = f;
         } else if (c->accepted) {
+            int from = w->conns[c->peer].owner, api = f->len >= 6 ? f->data[4] << 8 | f->data[5] : -1;
+            if (from >= 1 && from <= MAXN && api >= 0 && api < 80)
+                w->requests_sent[from][api]++;
             if (w->node[c->owner])
                 logrep_node_request(w->node[c->owner], f->conn, f->data, f->len, w->now);
             free(f);
