@@ -204,9 +204,9 @@ $(B)/test/rdk_check: test/interop/rdk_check.c $(DEMO_COMMON) $(wildcard examples
 	$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE $(CFLAGS) -Iexamples/broker/demo test/interop/rdk_check.c $(DEMO_COMMON) -o $@ $(STATIC_LIB) $(RDKAFKA_LIBS) $(DEPS_LIBS) -lm
 
 # bench-broker: this cluster against librdkafka's mock cluster, same run.
-$(B)/bench/bench_broker: bench/broker/bench_broker.c $(DEMO_COMMON) $(wildcard examples/broker/demo/*.h) $(STATIC_LIB)
+$(B)/bench/bench_broker: $(wildcard bench/broker/*.c bench/broker/*.h) $(DEMO_COMMON) $(wildcard examples/broker/demo/*.h) $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE $(CFLAGS) -Iexamples/broker/demo bench/broker/bench_broker.c $(DEMO_COMMON) -o $@ $(STATIC_LIB) $(RDKAFKA_LIBS) $(DEPS_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE $(CFLAGS) -Iexamples/broker/demo $(wildcard bench/broker/*.c) $(DEMO_COMMON) -o $@ $(STATIC_LIB) $(RDKAFKA_LIBS) $(DEPS_LIBS) -lm
 
 bench-broker: all $(B)/bench/bench_broker
 	$(B)/bench/bench_broker $(B)/logrep-broker

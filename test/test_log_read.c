@@ -78,3 +78,73 @@ Test(log_read, slices_match_a_scan_model)
     logrep_conf_free(conf);
     logrep_storage_free(st);
 }
+
+/* A storage that counts reads, over the memory backend. */
+static const logrep_storage *counted_inner;
+static int counted_reads;
+
+static logrep_err counted_read(void *ctx, logrep_file *f, uint64_t pos, void *buf, size_t len,
+                               size_t *got)
+{
+    counted_reads++;
+    return counted_inner->read(ctx, f, pos, buf, len, got);
+}
+
+/* A fetch inside the batch just appended (a follower or a caught-up
+ * consumer at the tail) is answered from what the append saw, without
+ * reading the batch header back; after a truncation removes that batch,
+ * reads find the batches from storage again and give the same answers. */
+Test(log_read, tail_batch_is_found_without_reading_storage)
+{
+    logrep_storage *mem;
+    cr_assert_eq(logrep_storage_memory_new(NULL, &mem), 0);
+    logrep_storage st = *mem;
+    st.read = counted_read;
+    counted_inner = mem;
+    logrep_log *log;
+    cr_assert_eq(logrep_log_open(NULL, &st, "p-0", 0, &log), 0);
+    uint64_t pos[8], size[8];
+    for (int i = 0; i < 8; i++) {
+        size_t len;
+        free(lt_batch(3, 50, 0, -1, -1, &len));
+        size[i] = len;
+        pos[i] = i ? pos[i - 1] + size[i - 1] : 0;
+        cr_assert_eq(lt_append(log, 3, 50, 1000 + i, 0), 3 * i);
+        /* Every offset of the new batch, from its start. */
+        for (int64_t off = 3 * i; off < 3 * i + 3; off++) {
+            logrep_log_slice s;
+            counted_reads = 0;
+            cr_assert_eq(logrep_log_read(log, off, 1 << 20, INT64_MAX, 1, &s), 0);
+            cr_assert_eq(counted_reads, 0, "offset %lld read storage", (long long)off);
+            cr_assert_eq(s.position, pos[i]);
+            cr_assert_eq(s.length, size[i]);
+            cr_assert_eq(s.first_offset, 3 * i);
+            cr_assert_eq(s.next_offset, 3 * i + 3);
+        }
+    }
+    /* Below the tail: the batches are found in storage. */
+    logrep_log_slice s;
+    cr_assert_eq(logrep_log_read(log, 7, 1 << 20, INT64_MAX, 1, &s), 0);
+    cr_assert_eq(s.position, pos[2]);
+    cr_assert_eq(s.length, pos[7] + size[7] - pos[2]);
+    /* Truncated at batch 5's start: batch 4 ends the log, and reads of it are
+     * right whether or not they read storage. */
+    cr_assert_eq(logrep_log_truncate(log, 15), 0);
+    cr_assert_eq(logrep_log_end_offset(log), 15);
+    cr_assert_eq(logrep_log_read(log, 13, 1 << 20, INT64_MAX, 1, &s), 0);
+    cr_assert_eq(s.position, pos[4]);
+    cr_assert_eq(s.length, size[4]);
+    cr_assert_eq(s.next_offset, 15);
+    cr_assert_eq(logrep_log_read(log, 15, 1 << 20, INT64_MAX, 1, &s), 0);
+    cr_assert_eq(s.length, 0);
+    /* A new batch where the removed ones were becomes the tail. */
+    cr_assert_eq(lt_append(log, 3, 50, 2000, 1), 15);
+    counted_reads = 0;
+    cr_assert_eq(logrep_log_read(log, 16, 1 << 20, INT64_MAX, 1, &s), 0);
+    cr_assert_eq(counted_reads, 0);
+    cr_assert_eq(s.position, pos[5]);
+    cr_assert_eq(s.first_offset, 15);
+    cr_assert_eq(s.next_offset, 18);
+    cr_assert_eq(logrep_log_close(log), 0);
+    logrep_storage_free(mem);
+}

@@ -109,3 +109,29 @@ Test(node_tick, parked_fetch_is_answered_at_its_max_wait)
     logrep_msg_free(m);
     teardown(&w);
 }
+
+/* A broker in controlled shutdown asks the controller at once and then
+ * every 50 ms until it may stop, not back to back: in the lossless
+ * in-memory network, back to back would never let time move. */
+Test(node_tick, controlled_shutdown_heartbeats_are_paced, .timeout = 30)
+{
+    net w;
+    setup(&w, 3);
+    run(&w, 3000);
+    create_topic(&w, 1, "t", 3, 3);
+    run(&w, 1000);
+    driver d;
+    memset(&d, 0, sizeof d);
+    int64_t before = w.requests_sent[3][LOGREP_API_BROKER_HEARTBEAT];
+    int64_t t0 = w.now;
+    cr_assert_eq(logrep_node_shutdown(w.node[3], w.now), LOGREP_OK);
+    while (!logrep_node_shutdown_done(w.node[3]) && w.now - t0 < 10000)
+        drive(&w, &d, 10, 0);
+    cr_assert(logrep_node_shutdown_done(w.node[3]), "not done after %lld ms",
+              (long long)(w.now - t0));
+    int64_t took = w.now - t0, hbs = w.requests_sent[3][LOGREP_API_BROKER_HEARTBEAT] - before;
+    cr_assert_geq(hbs, 1);
+    cr_assert_leq(hbs, 2 + took / 50, "%lld heartbeats in %lld ms", (long long)hbs,
+                  (long long)took);
+    teardown(&w);
+}

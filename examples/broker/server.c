@@ -9,8 +9,10 @@
  * segments are copied into the connection's write queue, file segments
  * are queued as (dup'd descriptor, position, length) and read when the
  * connection is flushed (or sent with sendfile() when logrep.sendfile is
- * set). Writes are flushed once per loop iteration, so responses
- * produced by one batch of requests share syscalls. */
+ * set); up to 64 KiB of them are read at once instead. Writes are flushed
+ * after each connection's input and after the tick: the responses one
+ * read's frames produced share syscalls and leave before the next
+ * connection's input is handled. */
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -261,24 +263,25 @@ static void conn_release(conn *c)
     free(c);
 }
 
-static int wq_mem(conn *c, const uint8_t *p, size_t len)
+/* Room for len more bytes at the end of the queue (counted as queued);
+ * NULL when out of memory. */
+static uint8_t *wq_reserve(conn *c, size_t len)
 {
     witem *t = c->wtail;
     if (t && t->fd < 0 && t->cap - t->len >= len) {
-        memcpy(t->data + t->len, p, len);
+        uint8_t *p = t->data + t->len;
         t->len += len;
         c->wbytes += len;
-        return 0;
+        return p;
     }
     witem *w = calloc(1, sizeof *w);
     size_t cap = len > MEM_ITEM_MIN ? len : MEM_ITEM_MIN;
     if (!w || !(w->data = malloc(cap))) {
         free(w);
-        return -1;
+        return NULL;
     }
     w->fd = -1;
     w->cap = cap;
-    memcpy(w->data, p, len);
     w->len = len;
     if (c->wtail)
         c->wtail->next = w;
@@ -286,11 +289,32 @@ static int wq_mem(conn *c, const uint8_t *p, size_t len)
         c->whead = w;
     c->wtail = w;
     c->wbytes += len;
+    return w->data;
+}
+
+static int wq_mem(conn *c, const uint8_t *p, size_t len)
+{
+    uint8_t *q = wq_reserve(c, len);
+    if (!q)
+        return -1;
+    memcpy(q, p, len);
     return 0;
 }
 
+/* Record bytes of this size or less are read into the queue at once
+ * (when they are not sendfile'd): a fetch at the tail is small, and
+ * reading it now spares duplicating and closing a descriptor. */
+#define FILE_READ_NOW_MAX MEM_ITEM_MIN
+
 static int wq_file(conn *c, int fd, uint64_t pos, uint64_t len)
 {
+    if (!S.bc->sendfile && len <= FILE_READ_NOW_MAX) {
+        uint8_t *q = wq_reserve(c, (size_t)len);
+        if (!q)
+            return -1;
+        ssize_t n = pread(fd, q, (size_t)len, (off_t)pos);
+        return n == (ssize_t)len ? 0 : -1; /* shorter than promised: the stream is broken */
+    }
     witem *w = calloc(1, sizeof *w);
     if (!w)
         return -1;
@@ -727,8 +751,11 @@ static void on_accept(int lfd, int kind, int listener)
 
 /* ------------------------------------------------------------ loop */
 
-static void sweep(void)
+/* Returns 1 when a close was reported to the node: its deadline may have
+ * moved (a peer to reconnect), so the node is ticked again at once. */
+static int sweep(void)
 {
+    int closed = 0;
     /* Flush, then release what died; closes may queue more writes. */
     for (int round = 0; round < 4 && S.dirty; round++) {
         conn *list = S.dirty;
@@ -754,10 +781,13 @@ static void sweep(void)
             uint64_t id = c->id;
             int notify = c->notify && c->kind != K_METRICS;
             conn_release(c);
-            if (notify)
+            if (notify) {
                 logrep_node_closed(S.node, id, now_ms());
+                closed = 1;
+            }
         }
     }
+    return closed;
 }
 
 static void expire_idle(void)
@@ -869,6 +899,7 @@ int broker_run(broker_conf *bc)
         if (S.accept_resume_ms && timeout > (int)(S.accept_resume_ms > t ? S.accept_resume_ms - t : 0))
             timeout = (int)(S.accept_resume_ms > t ? S.accept_resume_ms - t : 0);
         int n = epoll_wait(S.ep, evs, 256, timeout);
+        int closed = 0;
         if (n < 0 && errno != EINTR) {
             perror("logrep-broker: epoll_wait");
             break;
@@ -912,6 +943,10 @@ int broker_run(broker_conf *bc)
                     on_readable(c);
                 if (c->state == S_OPEN && (evs[i].events & EPOLLOUT))
                     mark_dirty(c);
+                /* What this input produced leaves now, not after the rest
+                 * of the batch: a follower starts on the records while the
+                 * leader reads on. */
+                closed |= sweep();
             }
         }
         t = now_ms();
@@ -925,7 +960,8 @@ int broker_run(broker_conf *bc)
             expire_idle();
             next_idle = t + 1000;
         }
-        sweep();
+        if (sweep() || closed)
+            next_tick = t;
         if (stopping && (logrep_node_shutdown_done(S.node) || t >= stop_deadline)) {
             if (!logrep_node_shutdown_done(S.node))
                 logf_(LOGREP_LOG_WARN, "controlled shutdown timed out");

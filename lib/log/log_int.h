@@ -104,6 +104,9 @@ typedef struct lr_producer {
 typedef struct lr_pstate {
     lr_producer *v;     /* sorted by pid */
     size_t n, cap;
+    /* No producer's last_timestamp is below this: expiry scans only once
+     * one may be old enough (ticks come after every input). */
+    int64_t min_ts;
 } lr_pstate;
 
 void lr_pstate_free(lr_pstate *s, const lr_alloc *a);
@@ -144,10 +147,12 @@ typedef struct lr_segment {
     int64_t created_ms;
     uint64_t bytes_since_idx;
     /* The last batch appended or recovered: fetches at the tail (followers,
-     * caught-up consumers) start there without an index lookup. Valid
-     * while tail_pos < size (a truncation that removes it makes it so). */
+     * caught-up consumers) start there without an index lookup, and one
+     * inside that batch without reading its header. Valid while
+     * tail_pos < size (a truncation that removes it makes it so). */
     uint64_t tail_pos;
     int64_t tail_base;
+    logrep_batch_header tail_hdr;
     uint8_t dirty;           /* written since the last sync */
 } lr_segment;
 

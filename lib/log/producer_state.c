@@ -77,6 +77,14 @@ void lr_pstate_free(lr_pstate *s, const lr_alloc *a)
 void lr_pstate_clear(lr_pstate *s)
 {
     s->n = 0;
+    s->min_ts = INT64_MAX;
+}
+
+static void set_timestamp(lr_pstate *s, lr_producer *p, int64_t ts)
+{
+    p->last_timestamp = ts;
+    if (ts < s->min_ts)
+        s->min_ts = ts; /* a batch's timestamp may be older than the last one */
 }
 
 static size_t lower_bound(const lr_pstate *s, int64_t pid)
@@ -131,7 +139,7 @@ static lr_producer *get_or_add(lr_pstate *s, const lr_alloc *a, int64_t pid)
     p->epoch = -1;
     p->coordinator_epoch = -1;
     p->txn_first_offset = -1;
-    p->last_timestamp = -1;
+    set_timestamp(s, p, -1);
     return p;
 }
 
@@ -147,7 +155,7 @@ logrep_err lr_pstate_update(lr_pstate *s, const lr_alloc *a, const logrep_batch_
         p->epoch = h->producer_epoch;
     }
     int64_t last = logrep_batch_last_offset(h);
-    p->last_timestamp = h->max_timestamp;
+    set_timestamp(s, p, h->max_timestamp);
     if (h->attributes & LOGREP_ATTR_CONTROL) {
         p->txn_first_offset = -1; /* a marker closes the transaction */
         return LOGREP_OK;
@@ -170,16 +178,24 @@ logrep_err lr_pstate_update(lr_pstate *s, const lr_alloc *a, const logrep_batch_
 
 size_t lr_pstate_expire(lr_pstate *s, int64_t expire_before)
 {
+    if (expire_before <= s->min_ts)
+        return 0;
     size_t keep = 0, dropped = 0;
+    int64_t min_ts = INT64_MAX;
     for (size_t i = 0; i < s->n; i++) {
         /* A producer with an open transaction stays until it ends. */
         if (s->v[i].last_timestamp < expire_before && s->v[i].txn_first_offset < 0) {
             dropped++;
             continue;
         }
-        s->v[keep++] = s->v[i];
+        if (s->v[i].last_timestamp < min_ts)
+            min_ts = s->v[i].last_timestamp;
+        if (keep != i)
+            s->v[keep] = s->v[i];
+        keep++;
     }
     s->n = keep;
+    s->min_ts = min_ts;
     return dropped;
 }
 
@@ -243,7 +259,7 @@ logrep_err lr_pstate_load(lr_pstate *s, const lr_alloc *a, const uint8_t *buf, s
         p->epoch = e[i].producer_epoch;
         p->coordinator_epoch = e[i].coordinator_epoch;
         p->txn_first_offset = e[i].current_txn_first_offset;
-        p->last_timestamp = e[i].timestamp;
+        set_timestamp(s, p, e[i].timestamp);
         p->nb = 0;
         if (e[i].last_offset >= 0 && e[i].last_sequence >= 0 && e[i].offset_delta >= 0) {
             p->nb = 1;

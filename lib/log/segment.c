@@ -116,6 +116,14 @@ logrep_err lr_seg_find(logrep_log *log, lr_segment *s, int64_t offset, uint64_t 
     int64_t ioff;
     uint64_t ipos;
     logrep_err err;
+    if (s->tail_pos < s->size && offset >= s->tail_base &&
+        offset <= logrep_batch_last_offset(&s->tail_hdr)) {
+        if ((err = lr_seg_open_log(log, s, 0)))
+            return err;
+        *pos = s->tail_pos;
+        *h = s->tail_hdr;
+        return LOGREP_OK;
+    }
     if (s->tail_pos < s->size && offset >= s->tail_base) {
         err = scan_from(log, s, s->tail_pos, offset, pos, h);
         if (err != LOGREP_ERR__CORRUPT)
@@ -148,6 +156,7 @@ static logrep_err index_rule(logrep_log *log, lr_segment *s, uint64_t pos,
     logrep_err err = LOGREP_OK;
     s->tail_pos = pos;
     s->tail_base = h->base_offset;
+    s->tail_hdr = *h;
     if (pos == 0)
         s->roll_ts = h->max_timestamp;
     if (h->max_timestamp > s->max_ts) {

@@ -185,7 +185,10 @@ static int64_t run_fetch(logrep_node *n, logrep_msg *req, logrep_msg *resp, int 
             }
             if (!(roles & LR_ROLE_BROKER))
                 name = NULL; /* a controller listener serves only the metadata log */
-            lr_npart *p = name ? lr_part_named(n, name, len, index) : NULL;
+            /* By topic id when the request has one: the table's key. */
+            lr_npart *p = !name ? NULL
+                          : tid ? lr_node_part_by_id(n, tid, index)
+                                : lr_part_named(n, name, len, index);
             if (!p) {
                 int16_t e = name ? lr_missing_part_error(n, name, len, index)
                                  : LOGREP_ERR_UNKNOWN_TOPIC_ID;

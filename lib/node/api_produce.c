@@ -11,6 +11,7 @@
 typedef struct presult {
     char *topic;
     int32_t partition;
+    int32_t records; /* in the batch, counted once it completes */
     lr_produce_res res;
     uint64_t token; /* 0: answered */
 } presult;
@@ -165,13 +166,14 @@ static void produce_part(logrep_node *n, const lr_req *r, logrep_struct *pe, con
     lr_partition_produce(p->rep, copy, slen, acks, timeout, token, r->now_ms, &res->res);
     if (src == recs)
         lr_free(&n->alloc, copy, slen);
+    logrep_batch_header h;
+    if (logrep_batch_header_parse(recs, (size_t)rlen, &h) == LOGREP_OK)
+        res->records = h.record_count;
     if (res->res.parked) {
         res->token = token;
         (*parked)++;
     } else if (!res->res.error) {
-        logrep_batch_header h;
-        if (logrep_batch_header_parse(recs, (size_t)rlen, &h) == LOGREP_OK)
-            n->stats.produce_records += h.record_count;
+        n->stats.produce_records += res->records;
     }
     lr_node_part_changed(n, p);
 }
@@ -253,7 +255,7 @@ void lr_produce_collect_part(logrep_node *n, lr_npart *p)
                     pp->results[k].token = 0;
                     pp->outstanding--;
                     if (!r.error)
-                        n->stats.produce_records++;
+                        n->stats.produce_records += pp->results[k].records;
                 }
             }
         }

@@ -166,16 +166,26 @@ static void send_heartbeat(logrep_node *n, int64_t now_ms)
         n->life.heartbeat_in_flight = 1;
         n->life.last_heartbeat = now_ms;
         n->life.hb_offset = offset;
+        n->life.shutdown_asked |= n->life.shutting_down;
     }
 }
 
-/* A fenced broker reports each metadata step at once: it is unfenced
- * (and its partitions get leaders) as soon as it has caught up, not a
- * heartbeat interval later. */
-static int heartbeat_due_now(const logrep_node *n)
+/* While the controller moves leadership away, a shutting-down broker asks
+ * again this often instead of back to back. */
+#define LR_SHUTDOWN_HEARTBEAT_MS 50
+
+/* When the next heartbeat is due earlier than the interval: a fenced
+ * broker reports each metadata step at once (it is unfenced, and its
+ * partitions get leaders, as soon as it has caught up, not a heartbeat
+ * interval later); a broker starting its controlled shutdown asks at once
+ * and then every LR_SHUTDOWN_HEARTBEAT_MS. INT64_MAX: at the interval. */
+static int64_t heartbeat_due_early(const logrep_node *n, int64_t now_ms)
 {
-    return n->life.shutting_down ||
-           (n->life.fenced && lr_md_next_offset(n->md.img) - 1 > n->life.hb_offset);
+    if (n->life.shutting_down)
+        return n->life.shutdown_asked ? n->life.last_heartbeat + LR_SHUTDOWN_HEARTBEAT_MS : now_ms;
+    if (n->life.fenced && lr_md_next_offset(n->md.img) - 1 > n->life.hb_offset)
+        return now_ms;
+    return INT64_MAX;
 }
 
 int lr_life_tick(logrep_node *n, int64_t now_ms)
@@ -189,7 +199,8 @@ int lr_life_tick(logrep_node *n, int64_t now_ms)
     if (n->life.broker_epoch < 0)
         return 0;
     int64_t hb = lr_conf_int(n->conf, LR_CONF_BROKER_HEARTBEAT_INTERVAL_MS);
-    if (!n->life.heartbeat_in_flight && (now_ms - n->life.last_heartbeat >= hb || heartbeat_due_now(n)))
+    if (!n->life.heartbeat_in_flight &&
+        (now_ms - n->life.last_heartbeat >= hb || heartbeat_due_early(n, now_ms) <= now_ms))
         send_heartbeat(n, now_ms);
     return 1;
 }
@@ -202,5 +213,6 @@ int64_t lr_life_deadline(const logrep_node *n, int64_t now_ms)
     if (n->life.heartbeat_in_flight)
         return INT64_MAX;
     int64_t hb = n->life.last_heartbeat + lr_conf_int(n->conf, LR_CONF_BROKER_HEARTBEAT_INTERVAL_MS);
-    return lr_peer_after_backoff(ctl, heartbeat_due_now(n) ? now_ms : hb);
+    int64_t early = heartbeat_due_early(n, now_ms);
+    return lr_peer_after_backoff(ctl, early < hb ? early : hb);
 }

@@ -82,6 +82,7 @@ typedef struct lr_life {
     int64_t hb_offset;    /* metadata offset the last heartbeat reported */
     int fenced;
     int shutting_down;
+    int shutdown_asked;   /* a heartbeat with WantShutDown went out */
     int shutdown_done;
     int64_t previous_clean_epoch; /* from the clean-shutdown marker, -1 none */
 } lr_life;

@@ -36,10 +36,26 @@ static const char *t_listener(void *ctx, int32_t to, const char *host, int32_t p
     return port == 9093 ? "CONTROLLER" : "PLAINTEXT";
 }
 
+/* Counts requests by sending node and API key (frames to an accepted
+ * end are requests); every message is left to the memnet to queue. */
+static int t_hold(void *ctx, lr_memnet_msg *m)
+{
+    net *w = ctx;
+    lr_memnet_end_info in;
+    if (m->kind == LR_MEMNET_FRAME && m->len >= 6 && m->from >= 1 && m->from <= MAXN &&
+        lr_memnet_end(w->mn, m->end, &in) && in.accepted) {
+        int api = m->data[4] << 8 | m->data[5];
+        if (api >= 0 && api < 80)
+            w->requests_sent[m->from][api]++;
+    }
+    return 0;
+}
+
 static lr_memnet *net_of(net *w)
 {
     if (!w->mn) {
-        lr_memnet_conf c = {.max_node = MAXN, .listener = t_listener, .read_file = t_read_file};
+        lr_memnet_conf c = {.max_node = MAXN, .ctx = w, .hold = t_hold, .listener = t_listener,
+                            .read_file = t_read_file};
         cr_assert_eq(lr_memnet_new(&c, &w->mn), LOGREP_OK);
     }
     return w->mn;

@@ -25,6 +25,7 @@ typedef struct net {
     int down[MAXN + 1];
     int64_t now;
     int n;
+    int64_t requests_sent[MAXN + 1][80]; /* delivered, by sending node and API key */
 } net;
 
 void start_node(net *w, int id);

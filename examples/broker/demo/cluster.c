@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,6 +59,7 @@ int cluster_init(cluster *c, const char *broker_path, int n, const char *extra)
     size_t at = 0;
     for (int i = 1; i <= n; i++) {
         c->port[i] = free_port();
+        c->mport[i] = free_port();
         at += (size_t)snprintf(c->bootstrap + at, sizeof c->bootstrap - at, "%s127.0.0.1:%d",
                                i > 1 ? "," : "", c->port[i]);
         char path[512];
@@ -79,8 +81,9 @@ int cluster_init(cluster *c, const char *broker_path, int n, const char *extra)
                    "replica.lag.time.max.ms=10000\n"
                    "broker.session.timeout.ms=4000\nbroker.heartbeat.interval.ms=500\n"
                    "controlled.shutdown.timeout.ms=5000\n"
+                   "metrics.listener=http://127.0.0.1:%d\n"
                    "%s\n",
-                c->port[i], c->cport, c->dir, i, extra ? extra : "");
+                c->port[i], c->cport, c->dir, i, c->mport[i], extra ? extra : "");
         fclose(f);
     }
     return 0;
@@ -158,6 +161,30 @@ int cluster_wait_ready(cluster *c, int timeout_ms)
         struct timespec ts = {0, 200000000};
         nanosleep(&ts, NULL);
     }
+}
+
+long cluster_metrics(const cluster *c, int i, char *buf, size_t size)
+{
+    if (i < 1 || i > c->n || size < 1)
+        return -1;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+                            .sin_port = htons((uint16_t)c->mport[i])};
+    struct timeval tv = {5, 0};
+    const char req[] = "GET /metrics HTTP/1.0\r\n\r\n";
+    long got = -1;
+    if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0 &&
+        connect(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+        write(fd, req, sizeof req - 1) == (ssize_t)(sizeof req - 1)) {
+        got = 0;
+        ssize_t n;
+        while ((size_t)got < size - 1 && (n = read(fd, buf + got, size - 1 - (size_t)got)) > 0)
+            got += n;
+        buf[got] = 0;
+    }
+    if (fd >= 0)
+        close(fd);
+    return got;
 }
 
 static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)

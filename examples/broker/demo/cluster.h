@@ -14,6 +14,7 @@ typedef struct cluster {
     char dir[256];
     char broker_path[1024];
     int port[CL_MAX + 1];
+    int mport[CL_MAX + 1]; /* metrics.listener */
     int cport;
     pid_t pid[CL_MAX + 1];
     char bootstrap[512];
@@ -26,5 +27,8 @@ void cluster_node_kill(cluster *c, int i, int sig);
 /* Until every node answers Metadata listing all n brokers. 0 or -1. */
 int cluster_wait_ready(cluster *c, int timeout_ms);
 void cluster_destroy(cluster *c);
+/* Node i's Prometheus page (GET /metrics) into buf, NUL-terminated and
+ * cut at size. Its length, or -1 when the node does not answer. */
+long cluster_metrics(const cluster *c, int i, char *buf, size_t size);
 
 #endif
