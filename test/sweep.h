@@ -26,7 +26,8 @@ typedef struct sw_fault {
 } sw_fault;
 
 /* Every stride-th k is run: LOGREP_SWEEP_STRIDE (1 = every call, as
- * `make sweep` does), else the workload's default for `make test`. */
+ * `make sweep` does), else the workload's default for `make test`; a
+ * negative default -n asks sw_sweep for about n values of k. */
 static inline long sw_stride(long dflt)
 {
     const char *s = getenv("LOGREP_SWEEP_STRIDE");
@@ -84,8 +85,12 @@ static inline long sw_sweep(sw_workload w, int alloc, uint32_t ops, logrep_err e
     int seen = 0;
     long total = w(&f, &seen);
     cr_assert_gt(total, 0, "the workload makes no calls to fail");
+    if (stride < 0)
+        stride = total / -stride > 1 ? total / -stride : 1;
     long runs = 0;
-    for (long k = 1; k <= total; k += stride) {
+    /* LOGREP_SWEEP_K=k runs that k alone (a failure's replay). */
+    const char *only = getenv("LOGREP_SWEEP_K");
+    for (long k = only ? strtol(only, NULL, 10) : 1; k <= total; k += only ? total : stride) {
         for (int persist = 0; persist < 2; persist++) {
             f.k = k;
             f.persist = persist;

@@ -140,6 +140,9 @@ static int open_part(logrep_node *n, const lr_md_topic *t, int32_t index, int64_
     }
     if (logrep_log_topic_id(log, id) != LOGREP_OK &&
         (err = logrep_log_set_topic_id(log, t->id)) != 0) {
+        /* Retried next tick, as a failed open. */
+        LR_LOG(&n->logger, LOGREP_LOG_ERROR, "node", "writing the topic ID of %s: %s", dir,
+               logrep_err_name(err));
         logrep_log_close(log);
         return err;
     }
@@ -209,6 +212,7 @@ static void close_deleted(logrep_node *n, int64_t now_ms)
  * ones and applies leader/ISR changes. */
 int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms)
 {
+    int failed = 0;
     /* Opening a log is storage work (recovery, files): a topic of
      * thousands of partitions is opened over several ticks so the node
      * keeps answering meanwhile. */
@@ -228,7 +232,7 @@ int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms)
                 continue;
             }
             if (!p && (opens--, open_part(n, t, k, now_ms, &p)) != 0) {
-                n->md_apply_retry = 1; /* a storage error: try again next tick */
+                n->md_apply_retry = failed = 1; /* a storage error: try again soon */
                 continue;
             }
             lr_partition_set_min_isr(p->rep, lr_md_topic_min_isr(n->img, t), now_ms);
@@ -258,15 +262,22 @@ int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms)
             }
             m.n_isr = mp->n_isr > LR_MAX_REPLICAS ? LR_MAX_REPLICAS : mp->n_isr;
             memcpy(m.isr, mp->isr, (size_t)m.n_isr * sizeof *m.isr);
-            if (lr_partition_apply(p->rep, &m, now_ms) == 0) {
+            int aerr = lr_partition_apply(p->rep, &m, now_ms);
+            if (aerr == 0) {
                 p->seen_partition_epoch = mp->partition_epoch;
                 p->fetch_after = 0; /* a new leader is asked at once */
+            } else {
+                LR_LOG(&n->logger, LOGREP_LOG_ERROR, "node", "%s-%d: leader epoch %d: %s",
+                       p->topic, p->index, m.leader_epoch, logrep_err_name(aerr));
+                n->md_apply_retry = failed = 1;
             }
-            else
-                n->md_apply_retry = 1;
             lr_node_part_changed(n, p);
         }
     }
+    /* A failing disk is not retried on every event (each retry reopens
+     * logs and logs its error). */
+    if (failed)
+        n->md_apply_after = now_ms + 100;
     if (!n->strays_scanned && !n->md_apply_retry)
         lr_dirs_scan_strays(n, now_ms);
     return 0;
@@ -280,7 +291,8 @@ int lr_broker_apply_metadata(logrep_node *n, int64_t now_ms)
  * tick. */
 static void broker_maybe_apply(logrep_node *n, int64_t now_ms)
 {
-    if (n->md_apply_retry && n->broker_epoch >= 0 && lr_md_next_offset(n->img) > n->broker_epoch) {
+    if (n->md_apply_retry && now_ms >= n->md_apply_after && n->broker_epoch >= 0 &&
+        lr_md_next_offset(n->img) > n->broker_epoch) {
         n->md_apply_retry = 0;
         lr_broker_apply_metadata(n, now_ms);
     }
@@ -686,8 +698,10 @@ int64_t lr_broker_deadline(logrep_node *n, int64_t now_ms)
         next = t < next ? t : next;
     }
     /* Opens left for later, or a storage error: soon, without spinning. */
-    if (n->md_apply_retry && now_ms + 10 < next)
-        next = now_ms + 10;
+    if (n->md_apply_retry) {
+        int64_t t = n->md_apply_after > now_ms + 10 ? n->md_apply_after : now_ms + 10;
+        next = t < next ? t : next;
+    }
     for (size_t i = 0; !n->shutdown_done && i < n->n_parts; i++) {
         const lr_npart *p = &n->parts[i];
         if (lr_partition_role(p->rep) != LR_ROLE_FOLLOWER)
@@ -847,6 +861,8 @@ int lr_broker_response(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_ms)
         int32_t rlen = 0;
         if (pe && !lr_f_int(pe, LR_FN_ErrorCode))
             logrep_struct_bytes(pe, lr_fid(pe, LR_FN_Records), &recs, &rlen);
+        else /* a stopped controller answers at once: not again at once */
+            n->md_fetch_after = now_ms + 100;
         if (rlen > 0 && apply_record_set(n, recs, (size_t)rlen, now_ms) != 0)
             n->md_fetch_after = now_ms + 100;
         return 0;

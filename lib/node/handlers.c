@@ -467,12 +467,18 @@ static int handle_produce(logrep_node *n, lr_conn *c, int64_t now_ms)
         }
     }
     int err = 0;
-    if (acks == 0) {
+    /* A partition refused for want of memory (nothing appended) has no
+     * Kafka answer: the request fails whole, closing its connection, and
+     * the client retries as after a broker failure. */
+    for (int32_t i = 0; i < total && acks != 0; i++)
+        if (res[i].res.error == LOGREP_ERR__NOMEM)
+            err = LOGREP_ERR__NOMEM;
+    if (acks == 0 || err) {
         /* acks=0: Kafka sends no response at all. */
         for (int32_t i = 0; i < total; i++)
             lr_strfree(&n->alloc, res[i].topic);
         lr_free(&n->alloc, res, (size_t)(total > 0 ? total : 1) * sizeof *res);
-        return 0;
+        return err;
     }
     if (!parked) {
         err = produce_response(n, (int16_t)logrep_msg_version(n->req),

@@ -136,6 +136,7 @@ struct logrep_node {
     int64_t md_fetch_after;  /* backoff for the metadata fetch */
     int md_fetching;
     int md_apply_retry;      /* partitions must be brought in line with img */
+    int64_t md_apply_after;  /* an apply that failed on storage: retried then */
 
     /* Broker lifecycle with the controller. */
     int64_t broker_epoch;    /* -1 until registered */

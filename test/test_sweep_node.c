@@ -1,0 +1,488 @@
+/* Fault sweep of a node (lib/node) driven over the wire through
+ * test/lib/net_testutil: one broker+controller, and a 3-node cluster
+ * (RF 3, min ISR 2) whose node 2 is the faulty one. Under the fault:
+ * CreateTopics, Produce acks=1 and acks=all, Fetch, ListOffsets,
+ * Metadata and a restart of the faulty node. Every allocation of that
+ * node, and every write and sync of its storage, fails once and from
+ * there on. Each run: every request is answered, with a code a Kafka
+ * client knows for that API, or its connection closes; once the fault
+ * clears the node serves again (restarted if it stopped, which it must
+ * have logged), every acknowledged record reads back, also after a
+ * restart, and nothing leaks. docs/testing.md. */
+#include <string.h>
+
+#include "lib/net_testutil.h"
+#include "proto/fields.h"
+#include "sweep.h"
+
+#define SN_MAX 24   /* produces per run */
+#define SN_CAP 64   /* offsets read back per partition */
+
+typedef struct sn_rec {
+    int part;
+    int acks;
+    int acked;
+    int64_t offset;
+} sn_rec;
+
+typedef struct sn_run {
+    const sw_fault *f;
+    char what[80];
+    net w;
+    int n, F, parts;
+    tu_heap heap;
+    logrep_allocator a;
+    int seen;       /* an error reached a client or the host */
+    int logged;     /* ERROR lines of the faulty node */
+    char last[256];
+    int leader[4];  /* per partition, as last seen */
+    int nrec;
+    sn_rec rec[SN_MAX];
+    int created_u;  /* CreateTopics "u" answered success */
+} sn_run;
+
+static const char *const sn_conf[] = {
+    "segment.bytes", "300",                          /* rolls */
+    "flush.messages", "2",                           /* syncs on the produce path */
+    "log.flush.offset.checkpoint.interval.ms", "300", /* checkpoints */
+    "broker.heartbeat.interval.ms", "300",
+    "broker.session.timeout.ms", "1500",              /* quick restarts */
+    "replica.lag.time.max.ms", "1000",
+    NULL};
+
+static void sn_log(void *ctx, int level, const char *subsys, const char *msg, size_t len)
+{
+    sn_run *r = ctx;
+    if (getenv("LOGREP_TEST_LOG"))
+        fprintf(stderr, "[node %d %d %s] %.*s\n", r->F, level, subsys, (int)len, msg);
+    if (level != LOGREP_LOG_ERROR)
+        return;
+    r->logged++;
+    snprintf(r->last, sizeof r->last, "%.*s", (int)len, msg);
+}
+
+/* Whether code is in the 0-terminated list (0, success, always is). */
+static int sn_in(int code, const int *ok)
+{
+    for (; *ok; ok++)
+        if (code == *ok)
+            return 1;
+    return code == 0;
+}
+
+static const int produce_codes[] = {LOGREP_ERR_NOT_LEADER_OR_FOLLOWER, LOGREP_ERR_REQUEST_TIMED_OUT,
+                                    LOGREP_ERR_NOT_ENOUGH_REPLICAS,
+                                    LOGREP_ERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+                                    LOGREP_ERR_KAFKA_STORAGE_ERROR,
+                                    LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION, 0};
+static const int read_codes[] = {LOGREP_ERR_NOT_LEADER_OR_FOLLOWER, LOGREP_ERR_KAFKA_STORAGE_ERROR,
+                                 LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION,
+                                 LOGREP_ERR_OFFSET_NOT_AVAILABLE, 0};
+static const int md_topic_codes[] = {LOGREP_ERR_LEADER_NOT_AVAILABLE,
+                                     LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION, 0};
+static const int md_part_codes[] = {LOGREP_ERR_LEADER_NOT_AVAILABLE, LOGREP_ERR_REPLICA_NOT_AVAILABLE,
+                                    0};
+static const int create_codes[] = {LOGREP_ERR_REQUEST_TIMED_OUT, LOGREP_ERR_NOT_CONTROLLER,
+                                   LOGREP_ERR_INVALID_REPLICATION_FACTOR, 0};
+
+static void sn_code(sn_run *r, const char *step, int code, const int *ok)
+{
+    cr_assert(sn_in(code, ok), "%s: %s answered %s", r->what, step, logrep_err_name(code));
+    if (code)
+        r->seen = 1;
+}
+
+/* Starts the faulty node, its log counted; a failure is the fault's. */
+static logrep_err sn_start(sn_run *r)
+{
+    r->w.down[r->F] = 0;
+    log_capture = sn_log;
+    log_capture_ctx = r;
+    logrep_err e = start_node_err(&r->w, r->F);
+    log_capture = NULL;
+    if (e) {
+        cr_assert(sw_expected_err(r->f, e) || e == LOGREP_ERR_KAFKA_STORAGE_ERROR,
+                  "%s: restart failed with %s (%s)", r->what, logrep_err_name(e), r->w.err);
+        r->w.node[r->F] = NULL;
+        r->w.down[r->F] = 1;
+        r->seen = 1;
+    }
+    return e;
+}
+
+static void sn_stop(sn_run *r, int abandon)
+{
+    logrep_node_free(r->w.node[r->F], abandon);
+    r->w.node[r->F] = NULL;
+    kill_node(&r->w, r->F); /* its connections */
+}
+
+/* Sends m to node `to` and waits: 1 answered into resp, 0 closed. A
+ * request neither answered nor closed is a hang. */
+static int sn_call(sn_run *r, int to, logrep_msg *m, int api, int ver, logrep_msg *resp,
+                   const char *step)
+{
+    cr_assert_not_null(r->w.node[to]);
+    uint64_t c = client_send(&r->w, to, m);
+    int got = client_answer(&r->w, c, api, ver, resp, 7000);
+    cr_assert_geq(got, 0, "%s: %s to node %d: no answer, connection open", r->what, step, to);
+    if (!got)
+        r->seen = 1;
+    return got;
+}
+
+static logrep_msg *sn_req(int api, int ver)
+{
+    logrep_msg *m;
+    cr_assert_eq(logrep_msg_new(NULL, &m), LOGREP_OK);
+    cr_assert_eq(logrep_msg_init_request(m, api, ver, 5, "sweep"), LOGREP_OK);
+    return m;
+}
+
+static logrep_struct *sn_one_topic(logrep_struct *s, lr_fname list, lr_fname name, const char *t)
+{
+    lr_f_set_count(s, list, 1);
+    logrep_struct *e = lr_f_elem(s, list, 0);
+    lr_f_set_str(e, name, t, (int32_t)strlen(t));
+    return e;
+}
+
+/* Metadata v9 of topic t through node via; learns the leaders. */
+static void sn_metadata(sn_run *r, int via)
+{
+    logrep_msg *m = sn_req(LOGREP_API_METADATA, 9), *resp;
+    logrep_msg_new(NULL, &resp);
+    sn_one_topic(logrep_msg_root(m), LR_FN_Topics, LR_FN_Name, "t");
+    if (sn_call(r, via, m, LOGREP_API_METADATA, 9, resp, "metadata")) {
+        logrep_struct *t = lr_f_elem(logrep_msg_root(resp), LR_FN_Topics, 0);
+        int code = (int)lr_f_int(t, LR_FN_ErrorCode);
+        sn_code(r, "metadata", code, md_topic_codes);
+        for (int32_t i = 0; !code && i < lr_f_count(t, LR_FN_Partitions); i++) {
+            logrep_struct *p = lr_f_elem(t, LR_FN_Partitions, i);
+            sn_code(r, "metadata partition", (int)lr_f_int(p, LR_FN_ErrorCode), md_part_codes);
+            int32_t idx = (int32_t)lr_f_int(p, LR_FN_PartitionIndex);
+            if (idx >= 0 && idx < r->parts)
+                r->leader[idx] = (int)lr_f_int(p, LR_FN_LeaderId);
+        }
+    }
+    logrep_msg_free(m);
+    logrep_msg_free(resp);
+}
+
+/* CreateTopics v7 of topic u (one partition, RF n) through node via. */
+static void sn_create(sn_run *r, int via)
+{
+    logrep_msg *m = sn_req(LOGREP_API_CREATE_TOPICS, 7), *resp;
+    logrep_msg_new(NULL, &resp);
+    logrep_struct *root = logrep_msg_root(m);
+    lr_f_set_int(root, LR_FN_timeoutMs, 3000);
+    logrep_struct *t = sn_one_topic(root, LR_FN_Topics, LR_FN_Name, "u");
+    lr_f_set_int(t, LR_FN_NumPartitions, 1);
+    lr_f_set_int(t, LR_FN_ReplicationFactor, r->n);
+    if (sn_call(r, via, m, LOGREP_API_CREATE_TOPICS, 7, resp, "create")) {
+        int code = (int)lr_f_int(lr_f_elem(logrep_msg_root(resp), LR_FN_Topics, 0), LR_FN_ErrorCode);
+        sn_code(r, "create", code, create_codes);
+        r->created_u |= !code;
+    }
+    logrep_msg_free(m);
+    logrep_msg_free(resp);
+}
+
+/* Produce v7 of one record "s<i>" to partition part's last known leader. */
+static void sn_produce(sn_run *r, int part, int16_t acks)
+{
+    cr_assert_lt(r->nrec, SN_MAX);
+    int i = r->nrec++;
+    sn_rec *rec = &r->rec[i];
+    rec->part = part;
+    rec->acks = acks;
+    int to = r->leader[part];
+    if (to < 1 || !r->w.node[to])
+        return; /* no leader known that is up: nothing to send to */
+    char v[16];
+    snprintf(v, sizeof v, "s%d", i);
+    logrep_msg *resp;
+    logrep_msg_new(NULL, &resp);
+    uint64_t c = produce_send(&r->w, to, "t", part, v, acks);
+    int got = client_answer(&r->w, c, LOGREP_API_PRODUCE, 7, resp, 7000);
+    cr_assert_geq(got, 0, "%s: produce %s to node %d: no answer, connection open", r->what, v, to);
+    if (!got)
+        r->seen = 1;
+    else {
+        logrep_struct *p = lr_f_elem(lr_f_elem(logrep_msg_root(resp), LR_FN_Responses, 0),
+                                     LR_FN_PartitionResponses, 0);
+        int code = (int)lr_f_int(p, LR_FN_ErrorCode);
+        sn_code(r, "produce", code, produce_codes);
+        rec->acked = !code;
+        rec->offset = lr_f_int(p, LR_FN_BaseOffset);
+    }
+    logrep_msg_free(resp);
+}
+
+/* ListOffsets v9 (latest) of every partition of t on node via. */
+static void sn_list_offsets(sn_run *r, int via)
+{
+    for (int part = 0; part < r->parts; part++) {
+        logrep_msg *m = sn_req(LOGREP_API_LIST_OFFSETS, 9), *resp;
+        logrep_msg_new(NULL, &resp);
+        logrep_struct *root = logrep_msg_root(m);
+        lr_f_set_int(root, LR_FN_ReplicaId, -1);
+        logrep_struct *t = sn_one_topic(root, LR_FN_Topics, LR_FN_Name, "t");
+        lr_f_set_count(t, LR_FN_Partitions, 1);
+        logrep_struct *p = lr_f_elem(t, LR_FN_Partitions, 0);
+        lr_f_set_int(p, LR_FN_PartitionIndex, part);
+        lr_f_set_int(p, LR_FN_CurrentLeaderEpoch, -1);
+        lr_f_set_int(p, LR_FN_Timestamp, -1);
+        if (sn_call(r, via, m, LOGREP_API_LIST_OFFSETS, 9, resp, "list offsets")) {
+            logrep_struct *rp = lr_f_elem(lr_f_elem(logrep_msg_root(resp), LR_FN_Topics, 0),
+                                          LR_FN_Partitions, 0);
+            sn_code(r, "list offsets", (int)lr_f_int(rp, LR_FN_ErrorCode), read_codes);
+        }
+        logrep_msg_free(m);
+        logrep_msg_free(resp);
+    }
+}
+
+/* Fetch v11 of partition part from offset on node via: its error code;
+ * the values of the records into vals (by offset), the HW into *hw, and
+ * the offset after the last record into *next. */
+static int sn_fetch(sn_run *r, int via, int part, int64_t offset, char (*vals)[8], int64_t *hw,
+                    int64_t *next)
+{
+    logrep_msg *m, *resp;
+    logrep_msg_new(NULL, &m);
+    logrep_msg_new(NULL, &resp);
+    fetch_request(m, "t", part, offset, 0, 1);
+    int code = -1;
+    *next = offset;
+    if (sn_call(r, via, m, LOGREP_API_FETCH, 11, resp, "fetch")) {
+        logrep_struct *p = lr_f_elem(lr_f_elem(logrep_msg_root(resp), LR_FN_Responses, 0),
+                                     LR_FN_Partitions, 0);
+        code = (int)lr_f_int(p, LR_FN_ErrorCode);
+        sn_code(r, "fetch", code, read_codes);
+        *hw = lr_f_int(p, LR_FN_HighWatermark);
+        const uint8_t *recs;
+        int32_t len;
+        logrep_struct_bytes(p, lr_fid(p, LR_FN_Records), &recs, &len);
+        logrep_batch_reader *rd;
+        logrep_batch_reader_new(NULL, &rd);
+        for (size_t pos = 0; len > 0 && pos < (size_t)len;) {
+            logrep_batch_header h;
+            cr_assert_eq(logrep_batch_reader_open(rd, recs + pos, (size_t)len - pos, &h), 0);
+            logrep_record rec;
+            while (logrep_batch_reader_next(rd, &rec) == 0) {
+                if (rec.offset >= 0 && rec.offset < SN_CAP && vals)
+                    snprintf(vals[rec.offset], 8, "%.*s", (int)rec.value_len,
+                             (const char *)rec.value);
+                *next = rec.offset + 1;
+            }
+            pos += (size_t)h.batch_length + 12;
+        }
+        logrep_batch_reader_free(rd);
+    }
+    logrep_msg_free(m);
+    logrep_msg_free(resp);
+    return code;
+}
+
+/* A produce acks=all to every partition succeeds within a few retries
+ * (leaders move), and every replica then holds the partition's end. */
+static int sn_usable(sn_run *r)
+{
+    for (int part = 0; part < r->parts; part++) {
+        int ok = 0;
+        for (int tries = 0; tries < 6 && !ok; tries++) {
+            sn_metadata(r, r->n == 1 ? r->F : 1);
+            sn_produce(r, part, -1);
+            ok = r->rec[r->nrec - 1].acked;
+            if (!ok)
+                run(&r->w, 500);
+        }
+        if (!ok)
+            return 0;
+    }
+    run(&r->w, 1000);
+    for (int part = 0; part < r->parts; part++) {
+        int64_t end = -1;
+        for (int id = 1; id <= r->n; id++) {
+            logrep_partition_info pi;
+            int64_t leo = -2;
+            for (size_t i = 0; r->w.node[id] && i < logrep_node_partition_count(r->w.node[id]); i++)
+                if (logrep_node_partition(r->w.node[id], i, &pi) == 0 && !strcmp(pi.topic, "t") &&
+                    pi.partition == part)
+                    leo = pi.log_end_offset;
+            if (end == -1)
+                end = leo;
+            if (leo != end)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* Every acknowledged record reads back from its partition's leader (on
+ * the cluster only acks=all ones: Kafka may lose acks=1 ones when the
+ * leader changes). */
+static void sn_check(sn_run *r, const char *when)
+{
+    sn_metadata(r, r->n == 1 ? r->F : 1);
+    for (int part = 0; part < r->parts; part++) {
+        char vals[SN_CAP][8];
+        memset(vals, 0, sizeof vals);
+        int64_t off = 0, hw = 0, next;
+        for (int guard = 0; guard < SN_CAP; guard++) {
+            int code = sn_fetch(r, r->leader[part], part, off, vals, &hw, &next);
+            cr_assert_eq(code, 0, "%s: %s: read of t-%d from node %d: %s", r->what, when, part,
+                         r->leader[part], logrep_err_name(code));
+            if (next >= hw)
+                break;
+            off = next > off ? next : off + 1;
+        }
+        for (int i = 0; i < r->nrec; i++) {
+            sn_rec *rec = &r->rec[i];
+            if (rec->part != part || !rec->acked || (r->n > 1 && rec->acks != -1))
+                continue;
+            char want[16];
+            snprintf(want, sizeof want, "s%d", i);
+            cr_assert_lt(rec->offset, SN_CAP);
+            cr_assert_str_eq(vals[rec->offset], want, "%s: %s: acknowledged %s at t-%d@%lld lost",
+                             r->what, when, want, part, (long long)rec->offset);
+        }
+    }
+}
+
+/* Whether topic u exists per node via's metadata. */
+static int sn_has_u(sn_run *r, int via)
+{
+    logrep_msg *m = sn_req(LOGREP_API_METADATA, 9), *resp;
+    logrep_msg_new(NULL, &resp);
+    sn_one_topic(logrep_msg_root(m), LR_FN_Topics, LR_FN_Name, "u");
+    int has = sn_call(r, via, m, LOGREP_API_METADATA, 9, resp, "metadata") &&
+              lr_f_int(lr_f_elem(logrep_msg_root(resp), LR_FN_Topics, 0), LR_FN_ErrorCode) == 0;
+    logrep_msg_free(m);
+    logrep_msg_free(resp);
+    return has;
+}
+
+static long sn_workload(const sw_fault *f, int n, int *seen)
+{
+    sn_run *r = calloc(1, sizeof *r);
+    r->f = f;
+    r->n = n;
+    r->F = n == 1 ? 1 : 2;
+    r->parts = n == 1 ? 1 : 3;
+    sw_describe(f, r->what, sizeof r->what);
+    r->a = tu_heap_allocator(&r->heap);
+    net *w = &r->w;
+    w->n = n;
+    w->now = 1000;
+    extra_conf = sn_conf;
+    for (int id = 1; id <= n; id++)
+        cr_assert_eq(logrep_storage_crash_new(NULL, 512, &w->st[id]), LOGREP_OK);
+    w->alloc[r->F] = &r->a;
+    for (int id = 1; id <= n; id++) {
+        if (id == r->F)
+            cr_assert_eq(sn_start(r), LOGREP_OK);
+        else
+            start_node(w, id);
+    }
+    run(w, 2000);
+    if (n == 1)
+        create_topic_cfg(w, 1, "t", 1, 1, "min.insync.replicas", "1");
+    else
+        create_topic(w, 1, "t", r->parts, 3);
+    run(w, 1000);
+    sn_metadata(r, 1);
+    for (int part = 0; part < r->parts; part++) {
+        sn_produce(r, part, -1);
+        cr_assert(r->rec[r->nrec - 1].acked, "produce before the fault failed");
+    }
+    logrep_storage *st = w->st[r->F];
+    uint64_t ops0 = logrep_storage_op_count(st, f->ops);
+    cr_assert(!r->seen && !r->logged, "errors before the fault: %s", r->last);
+    sw_arm(f, &r->heap, st);
+
+    /* Under the fault. */
+    sn_create(r, r->F);
+    for (int i = 0; i < 6; i++)
+        sn_produce(r, i % r->parts, i % 2 ? 1 : -1);
+    for (int part = 0; part < r->parts && w->node[r->F]; part++) {
+        int64_t hw, next;
+        sn_fetch(r, r->F, part, 0, NULL, &hw, &next);
+    }
+    if (w->node[r->F]) {
+        sn_list_offsets(r, r->F);
+        sn_metadata(r, r->F);
+    }
+    sn_stop(r, 0);
+    sn_start(r);
+    run(w, 1000);
+    if (n > 1 || w->node[r->F])
+        sn_metadata(r, n == 1 ? r->F : 1);
+    for (int i = 0; i < 4; i++)
+        sn_produce(r, i % r->parts, i % 2 ? -1 : 1);
+
+    long calls = f->alloc ? r->heap.allocs : (long)(logrep_storage_op_count(st, f->ops) - ops0);
+    if (!f->k)
+        cr_assert(!r->seen && !r->logged, "the counting run failed: %s", r->last);
+    *seen = r->seen || r->logged || (f->alloc && r->heap.failed);
+    sw_clear(f, &r->heap, st);
+
+    /* The fault cleared: the node serves again, or it stopped and said so
+     * and serves once restarted. */
+    if (!w->node[r->F])
+        cr_assert_eq(sn_start(r), LOGREP_OK);
+    run(w, 2000);
+    if (!sn_usable(r)) {
+        cr_assert(r->logged, "%s: the node neither recovered nor logged an error", r->what);
+        sn_stop(r, 0);
+        cr_assert_eq(sn_start(r), LOGREP_OK);
+        run(w, 3000);
+        cr_assert(sn_usable(r), "%s: not usable after a restart", r->what);
+    }
+    sn_check(r, "after the fault");
+    if (r->created_u)
+        cr_assert(sn_has_u(r, 1), "%s: topic u was created but is gone", r->what);
+    sn_stop(r, 0);
+    cr_assert_eq(sn_start(r), LOGREP_OK);
+    run(w, 3000);
+    sn_check(r, "after a restart");
+    extra_conf = NULL;
+    teardown(w);
+    cr_assert_eq(r->heap.live_blocks, 0, "%s: %ld blocks leaked", r->what, r->heap.live_blocks);
+    free(r);
+    return calls;
+}
+
+static long sn_single(const sw_fault *f, int *seen) { return sn_workload(f, 1, seen); }
+static long sn_cluster(const sw_fault *f, int *seen) { return sn_workload(f, 3, seen); }
+
+#define SN_RUNS (-12) /* values of k per sweep in `make test` */
+
+static void sn_storage(sw_workload wl)
+{
+    sw_sweep(wl, 0, LOGREP_STORAGE_OP_WRITE, LOGREP_ERR__IO, sw_stride(SN_RUNS));
+    sw_sweep(wl, 0, LOGREP_STORAGE_OP_WRITE, LOGREP_ERR__NOSPACE, sw_stride(SN_RUNS));
+    sw_sweep(wl, 0, LOGREP_STORAGE_OP_SYNC, LOGREP_ERR__IO, sw_stride(SN_RUNS));
+    sw_sweep(wl, 0, LOGREP_STORAGE_OP_SYNC, LOGREP_ERR__NOSPACE, sw_stride(SN_RUNS));
+}
+
+Test(sweep_node, single_every_allocation_fails, .timeout = 300)
+{
+    sw_sweep(sn_single, 1, 0, LOGREP_ERR__NOMEM, sw_stride(SN_RUNS));
+}
+
+Test(sweep_node, single_every_write_and_sync_fails, .timeout = 300)
+{
+    sn_storage(sn_single);
+}
+
+Test(sweep_node, cluster_every_allocation_fails, .timeout = 300)
+{
+    sw_sweep(sn_cluster, 1, 0, LOGREP_ERR__NOMEM, sw_stride(SN_RUNS));
+}
+
+Test(sweep_node, cluster_every_write_and_sync_fails, .timeout = 300)
+{
+    sn_storage(sn_cluster);
+}
