@@ -1017,37 +1017,29 @@ void lr_node_admin_done(logrep_node *n, void *ctx, int64_t now_ms)
             found = 1;
     if (!found)
         return; /* the client went away */
-    /* Re-encode the controller's answer with the client's header. */
-    logrep_msg *m = n->in;
-    const logrep_seg *segs;
-    size_t nsegs;
-    /* Patch the correlation id: rebuild via flat encode then overwrite. */
+    /* The controller's answer, flat, with the client's correlation id. */
     const uint8_t *flat;
     size_t flen;
-    if (logrep_msg_encode_flat(m, &flat, &flen) != LOGREP_OK || flen < 8)
-        return;
-    uint8_t *copy = lr_malloc(&n->alloc, flen);
-    if (!copy)
-        return;
-    memcpy(copy, flat, flen);
-    copy[4] = (uint8_t)(d->correlation_id >> 24);
-    copy[5] = (uint8_t)(d->correlation_id >> 16);
-    copy[6] = (uint8_t)(d->correlation_id >> 8);
-    copy[7] = (uint8_t)d->correlation_id;
     lr_slot *s = d->slot;
-    s->ready = 1;
+    int ok = logrep_msg_encode_flat(n->in, &flat, &flen) == LOGREP_OK && flen >= 8;
     lr_buf_clear(&s->bytes);
-    s->segs = lr_calloc(&n->alloc, 1, sizeof *s->segs);
-    if (s->segs && lr_buf_append(&s->bytes, copy, flen) == 0) {
+    if (ok && (ok = lr_buf_append(&s->bytes, flat, flen) == 0 &&
+                    (s->segs = lr_calloc(&n->alloc, 1, sizeof *s->segs)) != NULL)) {
+        uint8_t *p = s->bytes.data;
+        p[4] = (uint8_t)(d->correlation_id >> 24);
+        p[5] = (uint8_t)(d->correlation_id >> 16);
+        p[6] = (uint8_t)(d->correlation_id >> 8);
+        p[7] = (uint8_t)d->correlation_id;
         s->nsegs = 1;
-        s->segs[0].data = s->bytes.data;
+        s->segs[0].data = p;
         s->segs[0].len = flen;
         s->segs[0].file = -1;
     }
-    (void)segs;
-    (void)nsegs;
-    lr_free(&n->alloc, copy, flen);
-    lr_node_flush_conn(n, d->conn);
+    s->ready = 1;
+    if (ok)
+        lr_node_flush_conn(n, d->conn);
+    else /* no answer to give (out of memory): the client retries */
+        lr_node_close_conn(n, d->conn);
     deferred_unlink(n, d);
     deferred_free(n, d);
 }
@@ -1123,6 +1115,8 @@ void lr_deferred_poll(logrep_node *n, int64_t now_ms, int force)
         if (d->kind == LR_SLOT_PRODUCE && d->outstanding <= 0) {
             if (produce_response(n, d->version, d->correlation_id, d->results, d->n_results) == 0)
                 lr_node_finish(n, d->conn, d->slot, n->resp);
+            else /* no answer to give (out of memory): the client retries */
+                lr_node_close_conn(n, d->conn);
             deferred_unlink(n, d);
             deferred_free(n, d);
         } else if (d->kind == LR_SLOT_FETCH && fetch_due(n, d, now_ms)) {
@@ -1135,7 +1129,7 @@ void lr_deferred_poll(logrep_node *n, int64_t now_ms, int force)
             }
         } else if (d->kind == LR_SLOT_ADMIN && now_ms >= d->deadline) {
             /* The controller never answered: close so the client retries. */
-            n->tr.close(n->tr.ctx, d->conn->id);
+            lr_node_close_conn(n, d->conn);
             d->slot->ready = 1;
             deferred_unlink(n, d);
             deferred_free(n, d);

@@ -235,11 +235,18 @@ LOGREP_API void logrep_node_free(logrep_node *n, int abandon)
 
 /* ------------------------------------------------------------ connections */
 
+static void drop_conn(logrep_node *n, lr_conn *c);
+
 lr_conn *lr_node_conn(logrep_node *n, uint64_t id, int create)
 {
-    for (lr_conn *c = n->conns; c; c = c->next)
-        if (c->id == id)
+    for (lr_conn *c = n->conns; c; c = c->next) {
+        if (c->id != id)
+            continue;
+        if (!c->closed)
             return c;
+        drop_conn(n, c); /* the host reuses a closed connection's id */
+        break;
+    }
     if (!create)
         return NULL;
     lr_conn *c = lr_calloc(&n->alloc, 1, sizeof *c);
@@ -280,9 +287,27 @@ static void send_segs(logrep_node *n, lr_conn *c, const logrep_seg *segs, size_t
     n->tr.send(n->tr.ctx, c->id, segs, nsegs);
 }
 
+void lr_node_close_conn(logrep_node *n, lr_conn *c)
+{
+    if (!c->closed)
+        n->tr.close(n->tr.ctx, c->id);
+    c->closed = 1;
+}
+
+/* Drops the connections the node closed (not while deferred requests are
+ * being walked: dropping one frees its deferred requests). */
+static void reap_conns(logrep_node *n)
+{
+    for (lr_conn *c = n->conns, *next; c; c = next) {
+        next = c->next;
+        if (c->closed)
+            drop_conn(n, c);
+    }
+}
+
 void lr_node_flush_conn(logrep_node *n, lr_conn *c)
 {
-    while (c->head && c->head->ready) {
+    while (!c->closed && c->head && c->head->ready) {
         lr_slot *s = c->head;
         c->head = s->next;
         if (!c->head)
@@ -303,9 +328,11 @@ int lr_node_finish(logrep_node *n, lr_conn *c, lr_slot *s, logrep_msg *resp)
         LR_LOG(&n->logger, LOGREP_LOG_ERROR, "node", "encoding a response failed: %s (%s)",
                logrep_err_name(err), logrep_msg_errmsg(resp));
         /* The client cannot be answered consistently: drop the connection. */
-        n->tr.close(n->tr.ctx, c->id);
+        lr_node_close_conn(n, c);
         return err;
     }
+    if (c->closed)
+        return LOGREP_OK; /* nobody to answer */
     if (c->head == s) {
         /* In order already: send without copying. */
         c->head = s->next;
@@ -318,17 +345,24 @@ int lr_node_finish(logrep_node *n, lr_conn *c, lr_slot *s, logrep_msg *resp)
     }
     /* Keep a copy until the slots before it are answered. */
     s->segs = lr_calloc(&n->alloc, nsegs ? nsegs : 1, sizeof *s->segs);
-    if (!s->segs)
-        return LOGREP_ERR__NOMEM;
     s->nsegs = nsegs;
-    for (size_t i = 0; i < nsegs; i++) {
+    err = s->segs ? 0 : LOGREP_ERR__NOMEM;
+    for (size_t i = 0; i < nsegs && !err; i++) {
         s->segs[i] = segs[i];
         if (segs[i].data) {
             size_t at = s->bytes.len;
-            if ((err = lr_buf_append(&s->bytes, segs[i].data, (size_t)segs[i].len)) != 0)
-                return err;
+            err = lr_buf_append(&s->bytes, segs[i].data, (size_t)segs[i].len);
             s->segs[i].data = (const uint8_t *)(uintptr_t)at; /* fixed up below */
         }
+    }
+    if (err) {
+        /* Out of memory: no half-copied answer goes out; the connection
+         * closes, as when encoding fails. */
+        lr_free(&n->alloc, s->segs, (nsegs ? nsegs : 1) * sizeof *s->segs);
+        s->segs = NULL;
+        s->nsegs = 0;
+        lr_node_close_conn(n, c);
+        return err;
     }
     for (size_t i = 0; i < nsegs; i++)
         if (segs[i].data)
@@ -488,25 +522,29 @@ LOGREP_API logrep_err logrep_node_request(logrep_node *n, uint64_t conn, const v
     n->stats.requests++;
     n->stats.bytes_in += (int64_t)len;
     lr_conn *c = lr_node_conn(n, conn, 1);
-    if (!c)
+    if (!c) {
+        n->tr.close(n->tr.ctx, conn); /* unanswerable: the client retries */
         return LOGREP_ERR__NOMEM;
+    }
     logrep_err err = logrep_msg_decode_request(n->req, frame, len);
     if (err == LOGREP_ERR_UNSUPPORTED_VERSION &&
         logrep_msg_api_key(n->req) == LOGREP_API_API_VERSIONS) {
         lr_slot *s = lr_node_slot(n, c);
-        if (!s)
-            return LOGREP_ERR__NOMEM;
-        err = logrep_msg_init_response_to(n->resp, n->req);
+        err = s ? logrep_msg_init_response_to(n->resp, n->req) : LOGREP_ERR__NOMEM;
         if (!err)
             err = lr_node_fill_api_versions(n, c);
         if (!err)
             err = lr_node_finish(n, c, s, n->resp);
+        if (err) {
+            lr_node_close_conn(n, c);
+            drop_conn(n, c);
+        }
         return err;
     }
     if (err) {
         LR_LOG(&n->logger, LOGREP_LOG_WARN, "node", "closing connection %llu: %s (%s)",
                (unsigned long long)conn, logrep_err_name(err), logrep_msg_errmsg(n->req));
-        n->tr.close(n->tr.ctx, conn);
+        lr_node_close_conn(n, c);
         drop_conn(n, c);
         return err == LOGREP_ERR__NOMEM ? err : LOGREP_ERR__CORRUPT;
     }
@@ -514,7 +552,7 @@ LOGREP_API logrep_err logrep_node_request(logrep_node *n, uint64_t conn, const v
     if (err) {
         /* A request that could not be handled leaves a hole in the
          * connection's response order: close it, the client retries. */
-        n->tr.close(n->tr.ctx, conn);
+        lr_node_close_conn(n, c);
         drop_conn(n, c);
     }
     /* A produce may have moved data or the HW: answer waiting fetches and
@@ -592,6 +630,7 @@ LOGREP_API int64_t logrep_node_tick(logrep_node *n, int64_t now_ms)
 {
     if (!n)
         return now_ms + 1000;
+    reap_conns(n);
     int64_t next = now_ms + LR_TICK_MAX_MS;
     if (n->ctl)
         earliest(&next, lr_nctl_tick(n, now_ms));
@@ -609,7 +648,12 @@ LOGREP_API int64_t logrep_node_tick(logrep_node *n, int64_t now_ms)
     for (size_t i = 0; i < n->n_parts; i++) {
         lr_partition_tick(n->parts[i].rep, now_ms);
         int64_t log_next = INT64_MAX;
-        logrep_log_tick(lr_partition_log(n->parts[i].rep), now_ms, &log_next);
+        lr_npart *p = &n->parts[i];
+        logrep_err lerr = logrep_log_tick(lr_partition_log(p->rep), now_ms, &log_next);
+        if (lerr && !p->tick_failing) /* once per episode */
+            LR_LOG(&n->logger, LOGREP_LOG_ERROR, "node", "%s-%d: flush or checkpoint failed: %s",
+                   p->topic, p->index, logrep_err_name(lerr));
+        p->tick_failing = lerr != 0;
         earliest(&next, log_next);
         int32_t deleted = 0;
         if (retention && lr_partition_retention(n->parts[i].rep, now_ms, &deleted) != 0)

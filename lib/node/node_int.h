@@ -36,6 +36,7 @@ typedef struct lr_npart {
     uint64_t changed_seq;         /* the node's change_seq when its data last changed */
     int codec;                    /* compression.type: -1 producer, else LOGREP_COMPRESSION_* */
     int codec_level;              /* compression.<codec>.level, 0 for snappy/none */
+    int tick_failing;             /* the log's last flush or checkpoint failed (logged) */
 } lr_npart;
 
 /* One response slot of an inbound connection, in request order. */
@@ -58,6 +59,7 @@ typedef struct lr_conn {
     uint64_t id;
     int listener; /* LR_LISTENER_* */
     lr_slot *head, *tail;
+    int closed;   /* the node closed it; dropped at the next safe point */
     struct lr_conn *next;
 } lr_conn;
 
@@ -198,6 +200,9 @@ int lr_node_respond(logrep_node *n, lr_conn *c);
 /* Encodes n->resp into the slot, marks it ready and sends ready slots. */
 int lr_node_finish(logrep_node *n, lr_conn *c, lr_slot *s, logrep_msg *resp);
 void lr_node_flush_conn(logrep_node *n, lr_conn *c);
+/* Closes c through the transport (no logrep_node_closed follows); its
+ * state goes at the next tick or when its id comes back. */
+void lr_node_close_conn(logrep_node *n, lr_conn *c);
 lr_npart *lr_node_part(logrep_node *n, const char *topic, int32_t index);
 lr_npart *lr_node_part_by_id(logrep_node *n, const uint8_t id[16], int32_t index);
 /* Adds parts[n_parts - 1] to the index (call right after appending it). */
