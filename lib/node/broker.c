@@ -782,9 +782,13 @@ static void replica_fetch_done(logrep_node *n, fetch_ctx *fc, int64_t now_ms)
             p->rep, &fc->p[k].ff, perr,
             lr_f_int(found, LR_FN_HighWatermark), lr_f_int(found, LR_FN_LogStartOffset), de, deo, recs,
             rlen > 0 ? (size_t)rlen : 0, now_ms);
-        if (err)
+        if (err) {
             LR_LOG(&n->logger, LOGREP_LOG_WARN, "replica", "%s-%d: applying fetched data: %s",
                    p->topic, p->index, logrep_err_name(err));
+            /* Not again at once: the leader would answer at once, the
+             * same data, failing the same way. */
+            p->fetch_after = now_ms + lr_conf_int(n->conf, LR_CONF_REPLICA_FETCH_BACKOFF_MS);
+        }
         lr_node_part_changed(n, p);
     }
 }

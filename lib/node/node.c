@@ -649,11 +649,11 @@ LOGREP_API int64_t logrep_node_tick(logrep_node *n, int64_t now_ms)
         lr_partition_tick(n->parts[i].rep, now_ms);
         int64_t log_next = INT64_MAX;
         lr_npart *p = &n->parts[i];
+        /* A failure is tried again a flush or checkpoint period later. */
         logrep_err lerr = logrep_log_tick(lr_partition_log(p->rep), now_ms, &log_next);
-        if (lerr && !p->tick_failing) /* once per episode */
+        if (lerr)
             LR_LOG(&n->logger, LOGREP_LOG_ERROR, "node", "%s-%d: flush or checkpoint failed: %s",
                    p->topic, p->index, logrep_err_name(lerr));
-        p->tick_failing = lerr != 0;
         earliest(&next, log_next);
         int32_t deleted = 0;
         if (retention && lr_partition_retention(n->parts[i].rep, now_ms, &deleted) != 0)

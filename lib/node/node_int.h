@@ -36,7 +36,6 @@ typedef struct lr_npart {
     uint64_t changed_seq;         /* the node's change_seq when its data last changed */
     int codec;                    /* compression.type: -1 producer, else LOGREP_COMPRESSION_* */
     int codec_level;              /* compression.<codec>.level, 0 for snappy/none */
-    int tick_failing;             /* the log's last flush or checkpoint failed (logged) */
 } lr_npart;
 
 /* One response slot of an inbound connection, in request order. */
