@@ -64,7 +64,7 @@ BENCHES := $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
 STATIC_LIB := $(B)/liblogrep.a
 SHARED_LIB := $(B)/liblogrep.so.$(VERSION)
 
-.PHONY: all lib tools examples test demo bench fuzz soak deps install uninstall interop bench-broker \
+.PHONY: all lib tools examples test sweep demo bench fuzz soak deps install uninstall interop bench-broker \
         clean check-symbols check-layering check-header check-install
 
 all: lib tools examples check-symbols check-layering
@@ -233,6 +233,12 @@ test: deps
 	@st=0; $(B)/test/logrep_test --jobs $(TEST_JOBS) $(TEST_ARGS) || st=1; \
 	if [ "$(INTEROP)" != 0 ]; then $(MAKE) --no-print-directory interop || st=1; fi; \
 	exit $$st
+
+# Every fault sweep at every call (make test runs every few calls of the
+# larger ones; docs/testing.md).
+sweep: deps
+	@$(MAKE) --no-print-directory $(B)/test/logrep_test
+	LOGREP_SWEEP_STRIDE=1 $(B)/test/logrep_test --jobs $(TEST_JOBS) --filter 'sweep_*/*'
 
 # ---------------------------------------------------------------- demo
 demo: deps

@@ -75,7 +75,7 @@ static long sn_workload(const sw_fault *f, int n, int *seen)
 static long sn_single(const sw_fault *f, int *seen) { return sn_workload(f, 1, seen); }
 static long sn_cluster(const sw_fault *f, int *seen) { return sn_workload(f, 3, seen); }
 
-#define SN_RUNS (-12) /* values of k per sweep in `make test` */
+#define SN_RUNS (-32) /* values of k per sweep in `make test` */
 
 static void sn_storage(sw_workload wl)
 {
