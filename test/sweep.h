@@ -63,13 +63,19 @@ static inline int sw_expected_err(const sw_fault *f, logrep_err err)
     return f->alloc ? err == LOGREP_ERR__NOMEM : err == f->err;
 }
 
+static inline const char *sw_op_name(uint32_t ops)
+{
+    return ops == LOGREP_STORAGE_OP_SYNC ? "sync" : ops == LOGREP_STORAGE_OP_TRUNCATE ? "truncate"
+                                                                                    : "write";
+}
+
 static inline void sw_describe(const sw_fault *f, char *buf, size_t n)
 {
     if (f->alloc)
         snprintf(buf, n, "allocation %ld%s", f->k, f->persist ? " onwards" : "");
     else
-        snprintf(buf, n, "%s %ld %s%s", f->ops == LOGREP_STORAGE_OP_SYNC ? "sync" : "write", f->k,
-                 logrep_err_name(f->err), f->persist ? " onwards" : "");
+        snprintf(buf, n, "%s %ld %s%s", sw_op_name(f->ops), f->k, logrep_err_name(f->err),
+                 f->persist ? " onwards" : "");
 }
 
 /* A workload: runs under fault f, checks its invariants, returns how many
@@ -108,8 +114,8 @@ static inline long sw_sweep(sw_workload w, int alloc, uint32_t ops, logrep_err e
     const char *log = getenv("LOGREP_SWEEP_LOG");
     FILE *fp = log ? fopen(log, "a") : NULL;
     if (fp) {
-        fprintf(fp, "%s: %s%s: %ld calls, %ld runs\n", criterion_current_test->name,
-                alloc ? "allocations" : ops == LOGREP_STORAGE_OP_SYNC ? "syncs " : "writes ",
+        fprintf(fp, "%s: %s%s%s: %ld calls, %ld runs\n", criterion_current_test->name,
+                alloc ? "allocations" : sw_op_name(ops), alloc ? "" : " ",
                 alloc ? "" : logrep_err_name(err), total, runs);
         fclose(fp);
     }
