@@ -148,15 +148,24 @@ static void count_errors(void *ctx, int level, const char *subsys, const char *m
     }
 }
 
-static logrep_log *fault_log(logrep_storage **st, logrep_conf **conf, errlines *e)
-{
-    cr_assert_eq(logrep_storage_crash_new(NULL, 512, st), 0);
-    *conf = logrep_conf_new();
-    logrep_conf_set_log(*conf, count_errors, e, LOGREP_LOG_INFO);
-    cr_assert_eq(logrep_conf_set(*conf, "log.flush.offset.checkpoint.interval.ms", "100", NULL, 0), 0);
+typedef struct faulty_log {
+    errlines e;
+    logrep_storage *st;
+    logrep_conf *conf;
     logrep_log *log;
-    cr_assert_eq(logrep_log_open(*conf, *st, "f-0", 0, &log), 0);
-    /* One record, unflushed. */
+} faulty_log;
+
+/* A log with one unflushed record whose storage then fails every call
+ * of the classes in ops with EIO. */
+static void fl_open(faulty_log *fl, uint32_t ops)
+{
+    memset(fl, 0, sizeof *fl);
+    cr_assert_eq(logrep_storage_crash_new(NULL, 512, &fl->st), 0);
+    fl->conf = logrep_conf_new();
+    logrep_conf_set_log(fl->conf, count_errors, &fl->e, LOGREP_LOG_INFO);
+    cr_assert_eq(logrep_conf_set(fl->conf, "log.flush.offset.checkpoint.interval.ms", "100", NULL, 0),
+                 0);
+    cr_assert_eq(logrep_log_open(fl->conf, fl->st, "f-0", 0, &fl->log), 0);
     logrep_batch_builder *b;
     cr_assert_eq(logrep_batch_builder_new(NULL, &b), 0);
     cr_assert_eq(logrep_batch_builder_add(b, 1000, NULL, -1, "x", 1, NULL, 0), 0);
@@ -168,42 +177,40 @@ static logrep_log *fault_log(logrep_storage **st, logrep_conf **conf, errlines *
     memcpy(copy, out, len);
     logrep_batch_builder_free(b);
     logrep_log_append_info info;
-    cr_assert_eq(logrep_log_append_leader(log, copy, len, 0, 1000, &info), 0);
-    return log;
+    cr_assert_eq(logrep_log_append_leader(fl->log, copy, len, 0, 1000, &info), 0);
+    cr_assert_eq(logrep_storage_crash_inject(fl->st, ops, 1, LOGREP_ERR__IO, 1), 0);
+}
+
+static void fl_free(faulty_log *fl)
+{
+    logrep_storage_free(fl->st);
+    logrep_conf_free(fl->conf);
 }
 
 /* A close that cannot flush says so: a node or partition being freed
  * cannot pass the error on. */
 Test(node_faults, failed_log_close_is_logged)
 {
-    errlines e = {0};
-    logrep_storage *st;
-    logrep_conf *conf;
-    logrep_log *log = fault_log(&st, &conf, &e);
-    cr_assert_eq(logrep_storage_crash_inject(st, LOGREP_STORAGE_OP_SYNC, 1, LOGREP_ERR__IO, 1), 0);
-    cr_assert_eq(logrep_log_close(log), LOGREP_ERR__IO);
-    cr_assert_eq(e.n, 1);
-    cr_assert(strstr(e.last, "f-0") && strstr(e.last, "close"), "%s", e.last);
-    logrep_storage_free(st);
-    logrep_conf_free(conf);
+    faulty_log fl;
+    fl_open(&fl, LOGREP_STORAGE_OP_SYNC);
+    cr_assert_eq(logrep_log_close(fl.log), LOGREP_ERR__IO);
+    cr_assert_eq(fl.e.n, 1);
+    cr_assert(strstr(fl.e.last, "f-0") && strstr(fl.e.last, "close"), "%s", fl.e.last);
+    fl_free(&fl);
 }
 
 /* A failing checkpoint is tried again a period later, not on every tick
  * (the tick's deadline would be now, and the host would spin). */
 Test(node_faults, failed_checkpoint_retried_a_period_later)
 {
-    errlines e = {0};
-    logrep_storage *st;
-    logrep_conf *conf;
-    logrep_log *log = fault_log(&st, &conf, &e);
-    cr_assert_eq(logrep_storage_crash_inject(st, LOGREP_STORAGE_OP_WRITE, 1, LOGREP_ERR__IO, 1), 0);
+    faulty_log fl;
+    fl_open(&fl, LOGREP_STORAGE_OP_WRITE);
     int64_t next = 0;
-    cr_assert_eq(logrep_log_tick(log, 1000, &next), LOGREP_ERR__IO);
+    cr_assert_eq(logrep_log_tick(fl.log, 1000, &next), LOGREP_ERR__IO);
     cr_assert_gt(next, 1000, "the tick asks to be called again at once");
-    cr_assert_eq(logrep_log_tick(log, 1001, &next), 0, "retried on the next tick");
-    cr_assert_eq(logrep_storage_crash_inject(st, 0, 0, LOGREP_OK, 0), 0);
-    cr_assert_eq(logrep_log_tick(log, next, &next), 0);
-    cr_assert_eq(logrep_log_close(log), 0);
-    logrep_storage_free(st);
-    logrep_conf_free(conf);
+    cr_assert_eq(logrep_log_tick(fl.log, 1001, &next), 0, "retried on the next tick");
+    cr_assert_eq(logrep_storage_crash_inject(fl.st, 0, 0, LOGREP_OK, 0), 0);
+    cr_assert_eq(logrep_log_tick(fl.log, next, &next), 0);
+    cr_assert_eq(logrep_log_close(fl.log), 0);
+    fl_free(&fl);
 }
