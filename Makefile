@@ -69,7 +69,7 @@ BENCHES := $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
 STATIC_LIB := $(B)/liblogrep.a
 SHARED_LIB := $(B)/liblogrep.so.$(VERSION)
 
-.PHONY: all lib tools examples test demo bench fuzz soak deps install uninstall interop bench-broker \
+.PHONY: all lib tools examples test sweep demo bench fuzz soak deps install uninstall interop bench-broker \
         clean check-symbols check-layering check-header check-install
 
 all: lib tools examples check-symbols check-layering
@@ -211,7 +211,12 @@ $(B)/bench/bench_broker: $(wildcard bench/broker/*.c bench/broker/*.h) $(DEMO_CO
 bench-broker: all $(B)/bench/bench_broker
 	$(B)/bench/bench_broker $(B)/logrep-broker
 
-interop: all $(B)/test/rdk_check
+# The full-disk suite's fallback where no tmpfs can be mounted (tests only).
+$(B)/test/enospc_shim.so: test/interop/enospc_shim.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -Wall -Wextra -O2 -fPIC -shared $< -o $@ -ldl
+
+interop: all $(B)/test/rdk_check $(B)/test/enospc_shim.so
 	@st=0; bash test/interop/run.sh $(B) || st=1; bash test/interop/restart.sh $(B) || st=1; \
 	  bash test/interop/disk_full.sh $(B) || st=1; bash test/interop/descriptors.sh $(B) || st=1; \
 	  bash test/interop/partitions.sh $(B) || st=1; exit $$st
@@ -252,6 +257,12 @@ test: deps
 	@st=0; $(B)/test/logrep_test --jobs $(TEST_JOBS) $(TEST_ARGS) || st=1; \
 	if [ "$(INTEROP)" != 0 ]; then $(MAKE) --no-print-directory interop || st=1; fi; \
 	exit $$st
+
+# Every fault sweep at every call (make test runs every few calls of the
+# larger ones; docs/testing.md).
+sweep: deps
+	@$(MAKE) --no-print-directory $(B)/test/logrep_test
+	LOGREP_SWEEP_STRIDE=1 $(B)/test/logrep_test --jobs $(TEST_JOBS) --filter 'sweep_*/*'
 
 # ---------------------------------------------------------------- demo
 demo: deps

@@ -26,7 +26,8 @@ typedef struct sw_fault {
 } sw_fault;
 
 /* Every stride-th k is run: LOGREP_SWEEP_STRIDE (1 = every call, as
- * `make sweep` does), else the workload's default for `make test`. */
+ * `make sweep` does), else the workload's default for `make test`; a
+ * negative default -n asks sw_sweep for about n values of k. */
 static inline long sw_stride(long dflt)
 {
     const char *s = getenv("LOGREP_SWEEP_STRIDE");
@@ -62,13 +63,19 @@ static inline int sw_expected_err(const sw_fault *f, logrep_err err)
     return f->alloc ? err == LOGREP_ERR__NOMEM : err == f->err;
 }
 
+static inline const char *sw_op_name(uint32_t ops)
+{
+    return ops == LOGREP_STORAGE_OP_SYNC ? "sync" : ops == LOGREP_STORAGE_OP_TRUNCATE ? "truncate"
+                                                                                    : "write";
+}
+
 static inline void sw_describe(const sw_fault *f, char *buf, size_t n)
 {
     if (f->alloc)
         snprintf(buf, n, "allocation %ld%s", f->k, f->persist ? " onwards" : "");
     else
-        snprintf(buf, n, "%s %ld %s%s", f->ops == LOGREP_STORAGE_OP_SYNC ? "sync" : "write", f->k,
-                 logrep_err_name(f->err), f->persist ? " onwards" : "");
+        snprintf(buf, n, "%s %ld %s%s", sw_op_name(f->ops), f->k, logrep_err_name(f->err),
+                 f->persist ? " onwards" : "");
 }
 
 /* A workload: runs under fault f, checks its invariants, returns how many
@@ -84,8 +91,12 @@ static inline long sw_sweep(sw_workload w, int alloc, uint32_t ops, logrep_err e
     int seen = 0;
     long total = w(&f, &seen);
     cr_assert_gt(total, 0, "the workload makes no calls to fail");
+    if (stride < 0)
+        stride = total / -stride > 1 ? total / -stride : 1;
     long runs = 0;
-    for (long k = 1; k <= total; k += stride) {
+    /* LOGREP_SWEEP_K=k runs that k alone (a failure's replay). */
+    const char *only = getenv("LOGREP_SWEEP_K");
+    for (long k = only ? strtol(only, NULL, 10) : 1; k <= total; k += only ? total : stride) {
         for (int persist = 0; persist < 2; persist++) {
             f.k = k;
             f.persist = persist;
@@ -103,8 +114,8 @@ static inline long sw_sweep(sw_workload w, int alloc, uint32_t ops, logrep_err e
     const char *log = getenv("LOGREP_SWEEP_LOG");
     FILE *fp = log ? fopen(log, "a") : NULL;
     if (fp) {
-        fprintf(fp, "%s: %s%s: %ld calls, %ld runs\n", criterion_current_test->name,
-                alloc ? "allocations" : ops == LOGREP_STORAGE_OP_SYNC ? "syncs " : "writes ",
+        fprintf(fp, "%s: %s%s%s: %ld calls, %ld runs\n", criterion_current_test->name,
+                alloc ? "allocations" : sw_op_name(ops), alloc ? "" : " ",
                 alloc ? "" : logrep_err_name(err), total, runs);
         fclose(fp);
     }

@@ -27,6 +27,9 @@ typedef struct sr_run {
     logrep_storage *st[3];
     lr_partition *p[3];
     lr_part_meta meta;
+    int lead, fol;                /* the current leader and follower */
+    int unapplied;                /* a replica has not taken r->meta yet */
+    int32_t fault_epoch;          /* the leader epoch under the fault */
     int64_t now;
     int acked[SR_RECORDS + 1];    /* by value index: 1 once acks=all completed */
     int answered[SR_RECORDS + 1]; /* acknowledged or refused */
@@ -40,8 +43,12 @@ static void sr_note(sr_run *r, logrep_err err, const char *step)
         return;
     char what[80];
     sw_describe(r->f, what, sizeof what);
-    /* The replica answers a failed local write as Kafka does. */
-    cr_assert(sw_expected_err(r->f, err) || err == LOGREP_ERR_KAFKA_STORAGE_ERROR,
+    /* The replica answers a failed local write as Kafka does; one that
+     * could not take its new leader epoch is not the leader yet, and a
+     * new epoch answers the produces parked in the old one. */
+    cr_assert(sw_expected_err(r->f, err) || err == LOGREP_ERR_KAFKA_STORAGE_ERROR ||
+                  ((r->unapplied || r->meta.leader_epoch > r->fault_epoch) &&
+                   err == LOGREP_ERR_NOT_LEADER_OR_FOLLOWER),
               "%s: %s failed with %s", what, step, logrep_err_name(err));
     if (!r->failed)
         r->failed = err;
@@ -60,13 +67,23 @@ static void sr_open(sr_run *r, int id)
 }
 
 /* A new leader epoch (the controller's answer to a reopened replica). */
+/* Applies the metadata to both replicas, as the host does until it
+ * takes (a failed apply changes nothing). */
+static void sr_apply(sr_run *r)
+{
+    r->unapplied = 0;
+    for (int id = 1; id <= 2; id++) {
+        int err = r->p[id] ? lr_partition_apply(r->p[id], &r->meta, r->now) : 0;
+        r->unapplied |= err != 0;
+        sr_note(r, err, "apply");
+    }
+}
+
 static void sr_new_epoch(sr_run *r)
 {
     r->meta.leader_epoch++;
     r->meta.partition_epoch++;
-    for (int id = 1; id <= 2; id++)
-        if (r->p[id])
-            lr_partition_apply(r->p[id], &r->meta, r->now);
+    sr_apply(r);
 }
 
 static uint8_t *sr_batch(int i, size_t *len)
@@ -88,21 +105,21 @@ static uint8_t *sr_batch(int i, size_t *len)
 static void sr_replicate(sr_run *r)
 {
     lr_follower_fetch ff;
-    if (lr_partition_follower_fetch(r->p[SR_FOLLOWER], &ff) != 0)
+    if (lr_partition_follower_fetch(r->p[r->fol], &ff) != 0)
         return;
-    lr_fetch_req req = {SR_FOLLOWER, 100, ff.current_leader_epoch, ff.last_fetched_epoch,
+    lr_fetch_req req = {r->fol, 100, ff.current_leader_epoch, ff.last_fetched_epoch,
                         ff.fetch_offset, 1 << 20, 1, 0, NULL};
     lr_fetch_res res;
-    lr_partition_fetch(r->p[SR_LEADER], &req, r->now, &res);
+    lr_partition_fetch(r->p[r->lead], &req, r->now, &res);
     uint8_t *bytes = NULL;
     if (res.slice.length) {
         bytes = malloc(res.slice.length);
         size_t n;
-        logrep_storage *st = r->st[SR_LEADER];
+        logrep_storage *st = r->st[r->lead];
         cr_assert_eq(st->read(st->ctx, res.slice.file, res.slice.position, bytes,
                               (size_t)res.slice.length, &n), LOGREP_OK);
     }
-    int err = lr_partition_follower_response(r->p[SR_FOLLOWER], &ff, res.error, res.high_watermark,
+    int err = lr_partition_follower_response(r->p[r->fol], &ff, res.error, res.high_watermark,
                                              res.log_start_offset, res.diverging_epoch,
                                              res.diverging_end_offset, bytes,
                                              (size_t)res.slice.length, r->now);
@@ -112,9 +129,9 @@ static void sr_replicate(sr_run *r)
 
 static void sr_collect(sr_run *r)
 {
-    lr_partition_tick(r->p[SR_LEADER], r->now);
+    lr_partition_tick(r->p[r->lead], r->now);
     lr_produce_res done;
-    while (lr_partition_next_completion(r->p[SR_LEADER], &done)) {
+    while (lr_partition_next_completion(r->p[r->lead], &done)) {
         int i = (int)done.token;
         r->answered[i] = 1;
         if (!done.error) {
@@ -126,17 +143,19 @@ static void sr_collect(sr_run *r)
     }
 }
 
-static void sr_produce(sr_run *r, int i)
+/* Record "r<i>" to the leader; acks=1 ones are not counted as
+ * acknowledged (Kafka may lose them when the leader changes). */
+static void sr_produce(sr_run *r, int i, int16_t acks)
 {
     size_t len;
     uint8_t *b = sr_batch(i, &len);
     lr_produce_res res;
-    lr_partition_produce(r->p[SR_LEADER], b, len, -1, 30000, (uint64_t)i, r->now, &res);
+    lr_partition_produce(r->p[r->lead], b, len, acks, 30000, (uint64_t)i, r->now, &res);
     free(b);
     r->answered[i] = !res.parked;
     if (res.error)
         sr_note(r, res.error, "produce");
-    else if (!res.parked) {
+    else if (!res.parked && acks == -1) {
         r->acked[i] = 1;
         r->offset[i] = res.base_offset;
     }
@@ -199,83 +218,142 @@ static void sr_reopen(sr_run *r, int id, int abandon)
     sr_open(r, id);
 }
 
-static long sr_workload(const sw_fault *f, int on, int *seen)
+/* Two replicas on crash storages, replica 1 leading in epoch 0; the
+ * fault hits replica `on`. */
+static void sr_begin(sr_run *r, const sw_fault *f, int on)
 {
-    sr_run r;
-    memset(&r, 0, sizeof r);
-    r.f = f;
-    r.on = on;
-    r.now = 1000;
-    r.a = tu_heap_allocator(&r.heap);
-    r.conf = logrep_conf_new();
-    cr_assert_eq(logrep_conf_set_allocator(r.conf, &r.a), 0);
-    cr_assert_eq(logrep_conf_set(r.conf, "segment.bytes", "400", NULL, 0), 0);
-    r.meta.leader = SR_LEADER;
-    r.meta.leader_epoch = 0;
-    r.meta.partition_epoch = 0;
-    r.meta.n_replicas = r.meta.n_isr = 2;
-    r.meta.replicas[0] = r.meta.isr[0] = SR_LEADER;
-    r.meta.replicas[1] = r.meta.isr[1] = SR_FOLLOWER;
+    memset(r, 0, sizeof *r);
+    r->f = f;
+    r->on = on;
+    r->now = 1000;
+    r->a = tu_heap_allocator(&r->heap);
+    r->conf = logrep_conf_new();
+    cr_assert_eq(logrep_conf_set_allocator(r->conf, &r->a), 0);
+    cr_assert_eq(logrep_conf_set(r->conf, "segment.bytes", "400", NULL, 0), 0);
+    r->meta.leader = SR_LEADER;
+    r->meta.n_replicas = r->meta.n_isr = 2;
+    r->meta.replicas[0] = r->meta.isr[0] = SR_LEADER;
+    r->meta.replicas[1] = r->meta.isr[1] = SR_FOLLOWER;
+    r->lead = SR_LEADER;
+    r->fol = SR_FOLLOWER;
     for (int id = 1; id <= 2; id++) {
-        cr_assert_eq(logrep_storage_crash_new(NULL, 512, &r.st[id]), 0);
-        sr_open(&r, id);
+        cr_assert_eq(logrep_storage_crash_new(NULL, 512, &r->st[id]), 0);
+        sr_open(r, id);
     }
-    uint64_t ops0 = logrep_storage_op_count(r.st[on], f->ops);
-    sw_arm(f, &r.heap, r.st[on]);
-    for (int i = 0; i < SR_RECORDS; i++) {
-        sr_produce(&r, i);
-        sr_replicate(&r);
-        sr_replicate(&r); /* the second carries the HW */
-        if (i % 4 == 3)
-            sr_note(&r, logrep_log_flush(lr_partition_log(r.p[SR_FOLLOWER]), r.now), "flush");
-        sr_collect(&r);
-        r.now += 10;
-    }
-    long calls = f->alloc ? r.heap.allocs : (long)(logrep_storage_op_count(r.st[on], f->ops) - ops0);
+}
+
+/* The fault clears (the workload ran its n records since ops0): a
+ * replica whose log stopped is reopened (the leader's reopen comes back
+ * in a new epoch); the two converge, every produce was answered, and the
+ * acknowledged records are on both, also after both restart. Returns the
+ * calls of the fault's kind made. */
+static long sr_end(sr_run *r, int *seen, uint64_t ops0, int n)
+{
+    const sw_fault *f = r->f;
+    long calls = f->alloc ? r->heap.allocs : (long)(logrep_storage_op_count(r->st[r->on], f->ops) - ops0);
     char what[80];
     sw_describe(f, what, sizeof what);
     if (!f->k)
-        cr_assert_eq(r.failed, 0, "the counting run failed: %s", logrep_err_name(r.failed));
+        cr_assert_eq(r->failed, 0, "the counting run failed: %s", logrep_err_name(r->failed));
     /* A failed allocation may also be absorbed by a clean retry (a
      * completion queued again on the next event); that it then answers
      * every request is checked below. Storage faults always surface. */
-    *seen = r.failed != 0 || (f->alloc && r.heap.failed);
-    sw_clear(f, &r.heap, r.st[on]);
+    *seen = r->failed != 0 || (f->alloc && r->heap.failed);
+    sw_clear(f, &r->heap, r->st[r->on]);
 
-    /* The fault cleared. A replica whose log stopped is reopened (the
-     * leader's reopen comes back in a new epoch); then the two converge. */
+    sr_apply(r);
     int reopened = 0;
     for (int id = 1; id <= 2; id++)
-        if (sr_stopped(&r, id)) {
-            sr_reopen(&r, id, 1);
+        if (sr_stopped(r, id)) {
+            sr_reopen(r, id, 1);
             reopened = 1;
         }
     if (reopened)
-        sr_new_epoch(&r);
+        sr_new_epoch(r);
     for (int round = 0; round < 40; round++) {
-        r.now += 10;
-        sr_replicate(&r);
-        sr_collect(&r);
+        r->now += 10;
+        sr_replicate(r);
+        sr_collect(r);
     }
-    int64_t leo1 = logrep_log_end_offset(lr_partition_log(r.p[SR_LEADER]));
-    int64_t leo2 = logrep_log_end_offset(lr_partition_log(r.p[SR_FOLLOWER]));
+    int64_t leo1 = logrep_log_end_offset(lr_partition_log(r->p[r->lead]));
+    int64_t leo2 = logrep_log_end_offset(lr_partition_log(r->p[r->fol]));
     cr_assert_eq(leo2, leo1, "%s: the follower did not catch up (%lld, leader %lld)", what,
                  (long long)leo2, (long long)leo1);
-    for (int i = 0; i < SR_RECORDS; i++)
-        cr_assert(r.answered[i], "%s: produce %d never answered", what, i);
-    sr_check(&r, "after the fault");
+    for (int i = 0; i < n; i++)
+        cr_assert(r->answered[i], "%s: produce %d never answered", what, i);
+    sr_check(r, "after the fault");
     /* And after both restart from what their storage kept. */
     for (int id = 1; id <= 2; id++)
-        sr_reopen(&r, id, 0);
-    sr_new_epoch(&r);
-    sr_check(&r, "after a restart");
+        sr_reopen(r, id, 0);
+    sr_new_epoch(r);
+    sr_check(r, "after a restart");
     for (int id = 1; id <= 2; id++) {
-        lr_partition_free(r.p[id], 0);
-        logrep_storage_free(r.st[id]);
+        lr_partition_free(r->p[id], 0);
+        logrep_storage_free(r->st[id]);
     }
-    logrep_conf_free(r.conf);
-    cr_assert_eq(r.heap.live_blocks, 0, "%s: %ld blocks leaked", what, r.heap.live_blocks);
+    logrep_conf_free(r->conf);
+    cr_assert_eq(r->heap.live_blocks, 0, "%s: %ld blocks leaked", what, r->heap.live_blocks);
     return calls;
+}
+
+static long sr_workload(const sw_fault *f, int on, int *seen)
+{
+    sr_run r;
+    sr_begin(&r, f, on);
+    uint64_t ops0 = logrep_storage_op_count(r.st[on], f->ops);
+    sw_arm(f, &r.heap, r.st[on]);
+    for (int i = 0; i < SR_RECORDS; i++) {
+        sr_produce(&r, i, -1);
+        sr_replicate(&r);
+        sr_replicate(&r); /* the second carries the HW */
+        if (i % 4 == 3)
+            sr_note(&r, logrep_log_flush(lr_partition_log(r.p[r.fol]), r.now), "flush");
+        sr_collect(&r);
+        r.now += 10;
+    }
+    return sr_end(&r, seen, ops0, SR_RECORDS);
+}
+
+/* Divergence: replica 1 leads epoch 0, where r0..r3 are replicated and
+ * r4..r7 (acks=1) are not; replica 2 then leads epoch 1 with r8..r9
+ * (acks=all). Under the fault replica 1, now a follower, learns that
+ * epoch 0 ended at offset 4 on the leader, truncates its r4..r7 there
+ * (truncation and checkpoint writes failing) and copies r8..r9. */
+static long sr_diverge(const sw_fault *f, int *seen)
+{
+    sr_run r;
+    sr_begin(&r, f, SR_LEADER);
+    for (int i = 0; i < 8; i++) {
+        sr_produce(&r, i, i < 4 ? -1 : 1);
+        if (i < 4) {
+            sr_replicate(&r);
+            sr_replicate(&r);
+            sr_collect(&r);
+        }
+        r.now += 10;
+    }
+    cr_assert_eq(r.failed, 0);
+    cr_assert_eq(logrep_log_end_offset(lr_partition_log(r.p[SR_LEADER])), 8);
+    cr_assert_eq(logrep_log_end_offset(lr_partition_log(r.p[SR_FOLLOWER])), 4);
+    uint64_t ops0 = logrep_storage_op_count(r.st[SR_LEADER], f->ops);
+    sw_arm(f, &r.heap, r.st[SR_LEADER]);
+    r.meta.leader = SR_FOLLOWER;
+    r.lead = SR_FOLLOWER;
+    r.fol = SR_LEADER;
+    r.fault_epoch = 1;
+    sr_new_epoch(&r);
+    for (int i = 8; i < 10; i++)
+        sr_produce(&r, i, -1);
+    for (int round = 0; round < 6; round++) {
+        if (r.unapplied)
+            sr_apply(&r);
+        sr_replicate(&r);
+        sr_collect(&r);
+        r.now += 10;
+    }
+    for (int i = 4; i < 8; i++)
+        r.answered[i] = 1; /* acks=1: answered at once */
+    return sr_end(&r, seen, ops0, 10);
 }
 
 static long sr_on_leader(const sw_fault *f, int *seen) { return sr_workload(f, SR_LEADER, seen); }
@@ -298,4 +376,13 @@ Test(sweep_replica, every_follower_write_and_sync_fails, .timeout = 120)
     sw_sweep(sr_on_follower, 0, LOGREP_STORAGE_OP_WRITE, LOGREP_ERR__IO, sw_stride(1));
     sw_sweep(sr_on_follower, 0, LOGREP_STORAGE_OP_WRITE, LOGREP_ERR__NOSPACE, sw_stride(1));
     sw_sweep(sr_on_follower, 0, LOGREP_STORAGE_OP_SYNC, LOGREP_ERR__IO, sw_stride(1));
+}
+
+Test(sweep_replica, diverged_follower_truncates_while_faults_hit, .timeout = 120)
+{
+    sw_sweep(sr_diverge, 1, 0, LOGREP_ERR__NOMEM, sw_stride(1));
+    sw_sweep(sr_diverge, 0, LOGREP_STORAGE_OP_TRUNCATE, LOGREP_ERR__IO, sw_stride(1));
+    sw_sweep(sr_diverge, 0, LOGREP_STORAGE_OP_WRITE, LOGREP_ERR__IO, sw_stride(1));
+    sw_sweep(sr_diverge, 0, LOGREP_STORAGE_OP_WRITE, LOGREP_ERR__NOSPACE, sw_stride(1));
+    sw_sweep(sr_diverge, 0, LOGREP_STORAGE_OP_SYNC, LOGREP_ERR__IO, sw_stride(1));
 }

@@ -73,8 +73,9 @@ LOGREP_API logrep_err logrep_log_open(const logrep_conf *conf, const logrep_stor
 
 /** Flushes, writes the final time-index entries, the checkpoints and a
  *  producer-state snapshot, closes the files and frees the log. The log is
- *  freed even when an error is returned (the first error met); the data is
- *  then as after a crash. NULL is a no-op returning LOGREP_OK. */
+ *  freed even when an error is returned (the first error met, also logged
+ *  at LOGREP_LOG_ERROR); the data is then as after a crash. NULL is a
+ *  no-op returning LOGREP_OK. */
 LOGREP_API logrep_err logrep_log_close(logrep_log *log);
 
 /** Frees the log without flushing or writing anything (as a crash would
@@ -239,8 +240,10 @@ LOGREP_API logrep_err logrep_log_flush(logrep_log *log, int64_t now_ms);
 
 /** Periodic work: flush when the oldest unflushed append is flush.ms old;
  *  rewrite the recovery-point checkpoint every
- *  log.flush.offset.checkpoint.interval.ms. `*next_ms` (if not NULL)
- *  receives when to call again. @return as logrep_log_flush(). */
+ *  log.flush.offset.checkpoint.interval.ms. A flush or checkpoint that
+ *  fails is tried again a period later, not at the next call. `*next_ms`
+ *  (if not NULL) receives when to call again. @return as
+ *  logrep_log_flush(). */
 LOGREP_API logrep_err logrep_log_tick(logrep_log *log, int64_t now_ms, int64_t *next_ms);
 
 /** Writes the recovery-point and log-start checkpoints now. */

@@ -264,12 +264,13 @@ LOGREP_API logrep_err logrep_log_tick(logrep_log *log, int64_t now_ms, int64_t *
     logrep_err err = LOGREP_OK;
     if (now_ms > INT64_MIN + log->pid_expiration_ms)
         lr_pstate_expire(&log->ps, now_ms - log->pid_expiration_ms);
-    if (log->first_unflushed_ms >= 0 && now_ms - log->first_unflushed_ms >= log->flush_ms)
-        err = logrep_log_flush(log, now_ms);
+    /* A failure is retried a period later, not on every tick. */
+    if (log->first_unflushed_ms >= 0 && now_ms - log->first_unflushed_ms >= log->flush_ms &&
+        (err = logrep_log_flush(log, now_ms)) != 0)
+        log->first_unflushed_ms = now_ms;
     if (!err && now_ms - log->last_ckpt_ms >= log->ckpt_interval_ms) {
         err = logrep_log_checkpoint(log);
-        if (!err)
-            log->last_ckpt_ms = now_ms;
+        log->last_ckpt_ms = now_ms;
     }
     if (next_ms) {
         int64_t next = log->last_ckpt_ms + log->ckpt_interval_ms;
@@ -1046,6 +1047,10 @@ LOGREP_API logrep_err logrep_log_close(logrep_log *log)
         err = lr_log_write_snapshot(log, log->leo);
     if (!err)
         err = logrep_log_checkpoint(log);
+    /* Callers freeing a node or partition cannot pass this on: say it. */
+    if (err && err != log->failed)
+        LR_LOG(&log->logger, LOGREP_LOG_ERROR, "log", "%s: close: %s (errno %d)", log->dir,
+               logrep_err_name(err), log->last_errno);
     log_free(log);
     return err;
 }

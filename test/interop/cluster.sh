@@ -67,7 +67,8 @@ cluster_init() {
 
 node_start() {
     local i=$1
-    "$BROKER" "$CL_DIR/node$i.properties" >> "$CL_DIR/node$i.log" 2>&1 &
+    # CL_PRELOAD: a library the brokers (only) run with (disk_full.sh).
+    ${CL_PRELOAD:+env LD_PRELOAD=$CL_PRELOAD} "$BROKER" "$CL_DIR/node$i.properties" >> "$CL_DIR/node$i.log" 2>&1 &
     eval "CL_PID_$i=$!"
 }
 

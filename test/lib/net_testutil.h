@@ -23,14 +23,22 @@ typedef struct net {
     logrep_storage *st[MAXN + 1];
     lr_memnet *mn;
     int down[MAXN + 1];
+    const logrep_allocator *alloc[MAXN + 1]; /* NULL: malloc */
+    char err[160];                           /* logrep_node_new's reason */
     int64_t now;
     int n;
     int64_t requests_sent[MAXN + 1][80]; /* delivered, by sending node and API key */
 } net;
 
 void start_node(net *w, int id);
+/* start_node() returning logrep_node_new's error instead of asserting. */
+logrep_err start_node_err(net *w, int id);
 /* n nodes: node 1 broker+controller, the others brokers. */
 void setup(net *w, int n);
+/* setup() with node id on storage st[id] (NULL entry or array: a memory
+ * storage) and allocating through alloc[id] (NULL: malloc), which must
+ * outlive the net; teardown frees the storages. */
+void setup_with(net *w, int n, logrep_storage *const *st, const logrep_allocator *const *alloc);
 void kill_node(net *w, int id);
 void teardown(net *w);
 void pump(net *w);
@@ -50,6 +58,9 @@ int client_has(net *w, uint64_t c);
 int client_closed(net *w, uint64_t c);
 /* Waits (running the cluster) for the response on conn and decodes it. */
 void client_wait(net *w, uint64_t c, int api, int version, logrep_msg *resp, int64_t max_ms);
+/* client_wait() that also ends when the node closed the connection:
+ * 1 answered (decoded into resp), 0 closed, -1 neither within max_ms. */
+int client_answer(net *w, uint64_t c, int api, int version, logrep_msg *resp, int64_t max_ms);
 int64_t fint(logrep_struct *s, const char *name);
 /* CreateTopics v5 through node `via`, with one config (key NULL: none);
  * asserts success. */
