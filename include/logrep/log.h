@@ -254,7 +254,8 @@ LOGREP_API logrep_err logrep_log_checkpoint(logrep_log *log);
 /** Records that `epoch` starts at `start_offset`, as a new leader does with
  *  (its epoch, log end offset) before any append; entries with an epoch
  *  >= epoch or a start >= start_offset are dropped first. Flushed to
- *  leader-epoch-checkpoint before returning.
+ *  leader-epoch-checkpoint before returning; when that fails the epochs
+ *  are as before the call.
  *  @return LOGREP_OK, LOGREP_ERR__INVALID_ARG (negative), storage errors. */
 LOGREP_API logrep_err logrep_log_epoch_assign(logrep_log *log, int32_t epoch,
                                               int64_t start_offset);

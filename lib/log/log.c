@@ -961,10 +961,24 @@ LOGREP_API logrep_err logrep_log_epoch_assign(logrep_log *log, int32_t epoch, in
 {
     if (!log || epoch < 0 || start < 0)
         return LOGREP_ERR__INVALID_ARG;
+    /* A failed write leaves the cache as it was: the caller (a replica
+     * becoming leader) has not taken the epoch and must not hold it. */
+    size_t n0 = log->ec.n;
+    void *undo = n0 ? lr_malloc(&log->alloc, n0 * sizeof *log->ec.v) : NULL;
+    if (n0 && !undo)
+        return LOGREP_ERR__NOMEM;
+    if (n0)
+        memcpy(undo, log->ec.v, n0 * sizeof *log->ec.v);
     int changed;
     logrep_err err = lr_epoch_cache_assign(&log->ec, &log->alloc, epoch, start, &changed);
     if (!err && (changed || log->ec_dirty))
         err = lr_log_write_epochs(log);
+    if (err && changed) {
+        if (n0)
+            memcpy(log->ec.v, undo, n0 * sizeof *log->ec.v);
+        log->ec.n = n0;
+    }
+    lr_free(&log->alloc, undo, n0 * sizeof *log->ec.v);
     return err;
 }
 
