@@ -247,6 +247,7 @@ REPLAYS := $(FUZZ_NAMES:%=$(B)/test/replay_%)
 TEST_JOBS ?= 2
 export ASAN_OPTIONS ?= detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
+export LSAN_OPTIONS ?= suppressions=$(CURDIR)/test/lsan.supp
 
 test: deps
 	@$(MAKE) --no-print-directory all check-header check-install

@@ -85,22 +85,22 @@ static void sn_storage(sw_workload wl)
     sw_sweep(wl, 0, LOGREP_STORAGE_OP_SYNC, LOGREP_ERR__NOSPACE, sw_stride(SN_RUNS));
 }
 
-Test(sweep_node, single_every_allocation_fails, .timeout = 300)
+Test(sweep_node, single_every_allocation_fails)
 {
     sw_sweep(sn_single, 1, 0, LOGREP_ERR__NOMEM, sw_stride(SN_RUNS));
 }
 
-Test(sweep_node, single_every_write_and_sync_fails, .timeout = 300)
+Test(sweep_node, single_every_write_and_sync_fails)
 {
     sn_storage(sn_single);
 }
 
-Test(sweep_node, cluster_every_allocation_fails, .timeout = 300)
+Test(sweep_node, cluster_every_allocation_fails)
 {
     sw_sweep(sn_cluster, 1, 0, LOGREP_ERR__NOMEM, sw_stride(SN_RUNS));
 }
 
-Test(sweep_node, cluster_every_write_and_sync_fails, .timeout = 300)
+Test(sweep_node, cluster_every_write_and_sync_fails)
 {
     sn_storage(sn_cluster);
 }

@@ -378,7 +378,7 @@ Test(sweep_replica, every_follower_write_and_sync_fails, .timeout = 120)
     sw_sweep(sr_on_follower, 0, LOGREP_STORAGE_OP_SYNC, LOGREP_ERR__IO, sw_stride(1));
 }
 
-Test(sweep_replica, diverged_follower_truncates_while_faults_hit, .timeout = 120)
+Test(sweep_replica, diverged_follower_truncates_while_faults_hit)
 {
     sw_sweep(sr_diverge, 1, 0, LOGREP_ERR__NOMEM, sw_stride(1));
     sw_sweep(sr_diverge, 0, LOGREP_STORAGE_OP_TRUNCATE, LOGREP_ERR__IO, sw_stride(1));

@@ -106,23 +106,15 @@ void start_node(net *w, int id)
     cr_assert_eq(e, LOGREP_OK, "node %d: %s %s", id, logrep_err_name(e), w->err);
 }
 
-void setup_with(net *w, int n, logrep_storage *const *st, const logrep_allocator *const *alloc)
+void setup(net *w, int n)
 {
     memset(w, 0, sizeof *w);
     w->n = n;
     w->now = 1000;
     for (int id = 1; id <= n; id++) {
-        w->alloc[id] = alloc ? alloc[id] : NULL;
-        w->st[id] = st ? st[id] : NULL;
-        if (!w->st[id])
-            cr_assert_eq(logrep_storage_memory_new(NULL, &w->st[id]), LOGREP_OK);
+        cr_assert_eq(logrep_storage_memory_new(NULL, &w->st[id]), LOGREP_OK);
         start_node(w, id);
     }
-}
-
-void setup(net *w, int n)
-{
-    setup_with(w, n, NULL, NULL);
 }
 
 void kill_node(net *w, int id)

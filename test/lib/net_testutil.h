@@ -23,7 +23,7 @@ typedef struct net {
     logrep_storage *st[MAXN + 1];
     lr_memnet *mn;
     int down[MAXN + 1];
-    const logrep_allocator *alloc[MAXN + 1]; /* NULL: malloc */
+    const logrep_allocator *alloc[MAXN + 1]; /* set before start_node; NULL: malloc */
     char err[160];                           /* logrep_node_new's reason */
     int64_t now;
     int n;
@@ -35,10 +35,6 @@ void start_node(net *w, int id);
 logrep_err start_node_err(net *w, int id);
 /* n nodes: node 1 broker+controller, the others brokers. */
 void setup(net *w, int n);
-/* setup() with node id on storage st[id] (NULL entry or array: a memory
- * storage) and allocating through alloc[id] (NULL: malloc), which must
- * outlive the net; teardown frees the storages. */
-void setup_with(net *w, int n, logrep_storage *const *st, const logrep_allocator *const *alloc);
 void kill_node(net *w, int id);
 void teardown(net *w);
 void pump(net *w);
