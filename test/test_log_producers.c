@@ -1,14 +1,22 @@
 /* Producer state expiry (producer.id.expiration.ms) during logrep_log_tick. */
 #include "log_testutil.h"
 
+/* A log in memory whose producers expire after 60 s idle. */
+static logrep_log *expiring_log(logrep_storage **st, logrep_conf **conf)
+{
+    cr_assert_eq(logrep_storage_memory_new(NULL, st), 0);
+    *conf = logrep_conf_new();
+    cr_assert_eq(logrep_conf_set(*conf, "producer.id.expiration.ms", "60000", NULL, 0), 0);
+    logrep_log *log;
+    cr_assert_eq(logrep_log_open(*conf, *st, "p-0", 0, &log), 0);
+    return log;
+}
+
 Test(log_producers, idle_producers_expire_on_tick)
 {
     logrep_storage *st;
-    cr_assert_eq(logrep_storage_memory_new(NULL, &st), 0);
-    logrep_conf *conf = logrep_conf_new();
-    cr_assert_eq(logrep_conf_set(conf, "producer.id.expiration.ms", "60000", NULL, 0), 0);
-    logrep_log *log;
-    cr_assert_eq(logrep_log_open(conf, st, "p-0", 0, &log), 0);
+    logrep_conf *conf;
+    logrep_log *log = expiring_log(&st, &conf);
     size_t len;
     uint8_t *a = lt_batch(2, 10, 1000, 7, 0, &len); /* producer 7, last seen at 1001 */
     logrep_log_append_info info;
@@ -34,11 +42,8 @@ Test(log_producers, idle_producers_expire_on_tick)
 Test(log_producers, expiry_follows_timestamps_that_go_back)
 {
     logrep_storage *st;
-    cr_assert_eq(logrep_storage_memory_new(NULL, &st), 0);
-    logrep_conf *conf = logrep_conf_new();
-    cr_assert_eq(logrep_conf_set(conf, "producer.id.expiration.ms", "60000", NULL, 0), 0);
-    logrep_log *log;
-    cr_assert_eq(logrep_log_open(conf, st, "p-0", 0, &log), 0);
+    logrep_conf *conf;
+    logrep_log *log = expiring_log(&st, &conf);
     size_t len;
     logrep_log_append_info info;
     uint8_t *a = lt_batch(1, 10, 50000, 7, 0, &len); /* producer 7 at 50000 */
