@@ -286,6 +286,69 @@ LOGREP_API logrep_err logrep_log_set_topic_id(logrep_log *log, const uint8_t id[
  *  partition.metadata. */
 LOGREP_API logrep_err logrep_log_topic_id(const logrep_log *log, uint8_t id[16]);
 
+/* ---- compaction (docs/storage.md, Compaction) ---- */
+
+/** Flags of logrep_log_clean(). */
+enum {
+    /** Clean whatever is cleanable now, whatever cleanup.policy and the
+     *  dirty ratio say (an operator's offline `logrep compact`). */
+    LOGREP_CLEAN_FORCE = 1
+};
+
+/** The cleaner's state and counters for one log. */
+typedef struct logrep_log_cleaner_info {
+    int32_t compact;             /**< cleanup.policy includes compact */
+    int32_t in_pass;             /**< a pass is under way: call logrep_log_clean() again */
+    int64_t first_dirty_offset;  /**< below it the log is clean (cleaner-offset-checkpoint) */
+    uint64_t clean_bytes;        /**< bytes of closed segments below first_dirty_offset */
+    uint64_t dirty_bytes;        /**< bytes of closed segments from first_dirty_offset on */
+    double dirty_ratio;          /**< dirty / (clean + dirty); 0 when both are 0 */
+    uint64_t passes;             /**< passes completed since open */
+    uint64_t passes_aborted;     /**< passes given up (a truncation or retention under them, a storage error) */
+    uint64_t bytes_read;         /**< segment bytes read by completed passes since open */
+    uint64_t bytes_written;      /**< segment bytes written by completed passes since open */
+    uint64_t records_removed;    /**< records (values and tombstones) dropped since open */
+    int64_t last_pass_start_ms;  /**< host time the last completed pass began; -1 none */
+    int64_t last_pass_end_ms;    /**< host time it ended; -1 none */
+    uint64_t map_bytes;          /**< bytes of the key map held now (0 between passes) */
+} logrep_log_cleaner_info;
+
+/** Log compaction, driven by the host: runs the cleaner for at most about
+ *  `budget` bytes of segment reads (always at least one batch, so every
+ *  call makes progress) and returns; a pass spans as many calls as it
+ *  needs and holds its key map and its temporary files meanwhile.
+ *
+ *  A pass starts only when cleanup.policy includes compact (or
+ *  LOGREP_CLEAN_FORCE) and the dirty ratio reaches
+ *  min.cleanable.dirty.ratio, or a dirty record is older than
+ *  max.compaction.lag.ms. It never touches the active segment, records at
+ *  or above `limit` (a replica passes its high watermark), nor segments
+ *  holding records younger than min.compaction.lag.ms. It keeps the
+ *  latest record of every key at its offset, tombstones until
+ *  delete.retention.ms after the pass that first met them, control
+ *  batches, transactional batches whole, and the last batch of every
+ *  producer (empty when all its records went), and merges small cleaned
+ *  segments as Kafka does. Files follow Kafka's protocol (`.cleaned`,
+ *  `.swap`, `.deleted`), so a crash at any point reopens to the log as
+ *  before the pass or as after it.
+ *
+ *  Reads, appends and truncations may come between calls: a truncation or
+ *  retention that removes data under the pass aborts it (its files are
+ *  removed, passes_aborted counts it). Slices returned by
+ *  logrep_log_read() are invalid after this call.
+ *
+ *  `*more` (if not NULL) is 1 when a pass is under way or another is due
+ *  now: call again soon; 0 when the log needs nothing until more is
+ *  written or time passes. @return LOGREP_OK (also when nothing was to be
+ *  done); LOGREP_ERR__INVALID_ARG; LOGREP_ERR__NOMEM (the key map could
+ *  not be allocated: the pass is not started); storage errors (the pass
+ *  is aborted and its files removed; the log is as before it). */
+LOGREP_API logrep_err logrep_log_clean(logrep_log *log, int64_t now_ms, int64_t limit,
+                                       uint64_t budget, int flags, int *more);
+
+/** Fills `out` with the cleaner's state. Never fails. */
+LOGREP_API void logrep_log_cleaner_info(const logrep_log *log, logrep_log_cleaner_info *out);
+
 /* ---- producer state (docs/storage.md, Producer state) ---- */
 
 /** The last batch appended by an idempotent producer, as kept for

@@ -109,6 +109,26 @@ LR_CONF_PROP(LOG_FLUSH_OFFSET_CHECKPOINT_INTERVAL_MS, "log.flush.offset.checkpoi
 LR_CONF_PROP(LOG_RETENTION_CHECK_INTERVAL_MS, "log.retention.check.interval.ms", LR_CONF_INT, 300000, 1, LR_I64MAX, NULL, NULL,
     "How often a node's tick deletes segments past retention.ms / retention.bytes.")
 
+/* --- log compaction (docs/storage.md, Compaction) --- */
+LR_CONF_PROP(CLEANUP_POLICY, "cleanup.policy", LR_CONF_STR, 0, 0, 0, "delete", NULL,
+    "What happens to old segments: a list of delete (retention) and compact (the latest value of each key); the log refuses other words.")
+LR_CONF_PROP(MIN_CLEANABLE_DIRTY_RATIO, "min.cleanable.dirty.ratio", LR_CONF_STR, 0, 0, 0, "0.5", NULL,
+    "A compacted log is cleaned once its dirty bytes are this share (0 to 1) of its cleanable bytes.")
+LR_CONF_PROP(MIN_COMPACTION_LAG_MS, "min.compaction.lag.ms", LR_CONF_INT, 0, 0, LR_I64MAX, NULL, NULL,
+    "Records younger than this are never compacted.")
+LR_CONF_PROP(MAX_COMPACTION_LAG_MS, "max.compaction.lag.ms", LR_CONF_INT, LR_I64MAX, 1, LR_I64MAX, NULL, NULL,
+    "A record stays uncompacted at most this long: past it the log is cleaned whatever its dirty ratio, and the active segment rolls.")
+LR_CONF_PROP(DELETE_RETENTION_MS, "delete.retention.ms", LR_CONF_INT, 86400000, 0, LR_I64MAX, NULL, NULL,
+    "How long a tombstone stays readable after the cleaner first meets it.")
+LR_CONF_PROP(LOG_CLEANER_DEDUPE_BUFFER_SIZE, "log.cleaner.dedupe.buffer.size", LR_CONF_INT, 134217728, 1024, LR_I64MAX, NULL, NULL,
+    "Largest key map one cleaning pass allocates (24 bytes a key); a dirty section with more keys is cleaned in several passes.")
+LR_CONF_PROP(LOG_CLEANER_ENABLE, "log.cleaner.enable", LR_CONF_BOOL, 1, 0, 1, NULL, NULL,
+    "A node cleans its compacted partitions on its tick.")
+LR_CONF_PROP(LOG_CLEANER_BACKOFF_MS, "log.cleaner.backoff.ms", LR_CONF_INT, 15000, 0, LR_I64MAX, NULL, NULL,
+    "How long a node waits before looking for a log to clean again when none needed it.")
+LR_CONF_PROP(LOG_CLEANER_TICK_BYTES, "logrep.cleaner.tick.bytes", LR_CONF_INT, 4194304, 4096, LR_I64MAX, NULL, NULL,
+    "Bytes of segments a node's tick lets the cleaner read at most, so one tick never stalls the node.")
+
 /* --- controller --- */
 LR_CONF_PROP(ELR_ENABLE, "eligible.leader.replicas.enable", LR_CONF_BOOL, 1, 0, 1, NULL, NULL,
     "Track Eligible Leader Replicas (KIP-966): replicas that left the ISR while it was below min.insync.replicas stay electable.")
