@@ -108,6 +108,25 @@ void metrics_write(FILE *o, const broker_metrics *m, const logrep_node *node, in
       st.append_errors);
     G("logrep_node_append_failing_partitions", "Partitions whose last append failed.", "gauge",
       st.append_failing);
+    G("logrep_log_cleaner_passes_total", "Log cleaning passes completed.", "counter",
+      st.cleaner_passes);
+    G("logrep_log_cleaner_passes_aborted_total",
+      "Cleaning passes given up (a truncation or retention under them, a storage error).",
+      "counter", st.cleaner_passes_aborted);
+    G("logrep_log_cleaner_bytes_read_total", "Segment bytes read by completed cleaning passes.",
+      "counter", st.cleaner_bytes_read);
+    G("logrep_log_cleaner_bytes_written_total",
+      "Segment bytes written by completed cleaning passes.", "counter", st.cleaner_bytes_written);
+    G("logrep_log_cleaner_records_removed_total",
+      "Records and tombstones compaction removed.", "counter", st.cleaner_records_removed);
+    G("logrep_log_cleaner_last_pass_ms", "Duration of the most recent cleaning pass.", "gauge",
+      st.cleaner_last_pass_ms);
+    fprintf(o, "# HELP logrep_log_cleaner_max_dirty_ratio Dirty share of the dirtiest compacted partition.
+"
+               "# TYPE logrep_log_cleaner_max_dirty_ratio gauge
+"
+               "logrep_log_cleaner_max_dirty_ratio{node=\"%d\"} %g\n", (int)id,
+            st.cleaner_max_dirty_ratio);
     G("logrep_node_is_controller", "1 when this node is the controller.", "gauge",
       logrep_node_is_controller(node));
     if (fds) {
@@ -192,6 +211,9 @@ void metrics_write(FILE *o, const broker_metrics *m, const logrep_node *node, in
         {"logrep_partition_log_segments", "Log segments on disk."},
         {"logrep_partition_append_errors_total", "Appends refused by a storage failure."},
         {"logrep_partition_append_failing", "1 while the last append failed."},
+        {"logrep_partition_cleaner_passes_total", "Cleaning passes completed since the log opened."},
+        {"logrep_partition_cleaner_bytes_read_total", "Segment bytes cleaning passes read."},
+        {"logrep_partition_last_clean_ms", "Host time the last cleaning pass ended (-1: none)."},
     };
     size_t np = logrep_node_partition_count(node);
     for (size_t k = 0; k < sizeof pm / sizeof pm[0]; k++) {
@@ -204,9 +226,18 @@ void metrics_write(FILE *o, const broker_metrics *m, const logrep_node *node, in
             int64_t v[] = {p.role == 1, p.leader, p.leader_epoch, p.log_start_offset,
                            p.log_end_offset, p.high_watermark, p.replicas, p.isr,
                            p.under_replicated, p.under_min_isr, p.at_min_isr, p.isr_shrinks,
-                           p.isr_expands, p.segments, p.append_errors, p.append_failing};
+                           p.isr_expands, p.segments, p.append_errors, p.append_failing,
+                           p.cleaner_passes, p.cleaner_bytes_read, p.last_clean_ms};
             fprintf(o, "%s{node=\"%d\",topic=\"%s\",partition=\"%d\"} %lld\n", pm[k].name,
                     (int)id, p.topic, (int)p.partition, (long long)v[k]);
         }
+    }
+    fprintf(o, "# HELP logrep_partition_dirty_ratio Dirty share of a compacted partition's cleanable bytes.\n"
+               "# TYPE logrep_partition_dirty_ratio gauge\n");
+    for (size_t i = 0; i < np; i++) {
+        logrep_partition_info p;
+        if (logrep_node_partition(node, i, &p) == LOGREP_OK && p.compacted)
+            fprintf(o, "logrep_partition_dirty_ratio{node=\"%d\",topic=\"%s\",partition=\"%d\"} %g\n",
+                    (int)id, p.topic, (int)p.partition, p.dirty_ratio);
     }
 }

@@ -183,6 +183,13 @@ typedef struct logrep_partition_info {
     int32_t segments;             /**< log segments on disk */
     int64_t append_errors;        /**< appends refused by storage failures (full disk...) */
     int32_t append_failing;       /**< 1 while the last append failed */
+    /* Log compaction (logrep_log_cleaner_info(); counters since the log
+     * was opened on this node). */
+    int32_t compacted;            /**< cleanup.policy includes compact */
+    double dirty_ratio;           /**< dirty / cleanable bytes now */
+    int64_t cleaner_bytes_read;   /**< segment bytes read by completed passes */
+    int64_t cleaner_passes;
+    int64_t last_clean_ms;        /**< host time the last pass ended; -1 none */
 } logrep_partition_info;
 
 /** Number of partition replicas hosted, and the i-th of them.
@@ -209,6 +216,15 @@ typedef struct logrep_node_stats {
     int64_t parked_fetch_runs;    /**< parked fetches run again: data they read changed, or their wait ended */
     int64_t append_errors;        /**< sum of the partitions' append_errors */
     int64_t append_failing;       /**< partitions whose last append failed */
+    /* Log compaction, summed over the hosted partitions (each since its
+     * log was opened here). */
+    int64_t cleaner_passes;
+    int64_t cleaner_passes_aborted; /**< a truncation or retention under a pass, or a storage error */
+    int64_t cleaner_bytes_read;
+    int64_t cleaner_bytes_written;
+    int64_t cleaner_records_removed;
+    int64_t cleaner_last_pass_ms;   /**< duration of the most recent pass on this node (host clock) */
+    double cleaner_max_dirty_ratio; /**< the dirtiest compacted partition now */
 } logrep_node_stats;
 
 LOGREP_API void logrep_node_stats_get(const logrep_node *node, logrep_node_stats *out);

@@ -112,6 +112,8 @@ LOGREP_API logrep_err logrep_node_new(const logrep_conf *conf, const logrep_stor
     if (!err) {
         n->id = (int32_t)lr_conf_int(n->conf, LR_CONF_NODE_ID);
         n->next_retention_ms = now_ms + lr_conf_int(n->conf, LR_CONF_LOG_RETENTION_CHECK_INTERVAL_MS);
+        lr_cleaning_init(n);
+        n->cleaning.next_ms = now_ms;
         /* The host's seed, this node's id and the host's clock at start:
          * a restart with the same configured seed still draws a new
          * incarnation id. */
@@ -357,6 +359,7 @@ LOGREP_API int64_t logrep_node_tick(logrep_node *n, int64_t now_ms)
         lr_dirs_tick(n, now_ms);
     }
     lr_parts_tick(n, now_ms, &next);
+    lr_cleaning_tick(n, now_ms, &next);
     wake(n, now_ms);
     /* Each component's own deadline, taken after the work above. */
     earliest(&next, lr_parts_deadline(n, now_ms));
@@ -421,7 +424,32 @@ LOGREP_API logrep_err logrep_node_partition(const logrep_node *n, size_t i,
     int failing;
     out->append_errors = logrep_log_append_errors(lr_partition_log(n->parts.v[i].rep), &failing);
     out->append_failing = failing;
+    logrep_log_cleaner_stats ci;
+    logrep_log_cleaner_info(lr_partition_log(n->parts.v[i].rep), &ci);
+    out->compacted = ci.compact;
+    out->dirty_ratio = ci.dirty_ratio;
+    out->cleaner_bytes_read = (int64_t)ci.bytes_read;
+    out->cleaner_passes = (int64_t)ci.passes;
+    out->last_clean_ms = ci.last_pass_end_ms;
     return LOGREP_OK;
+}
+
+/* Adds one log's cleaner counters to the node's. */
+static void cleaner_stats(const logrep_log *log, logrep_node_stats *out, int64_t *latest_end)
+{
+    logrep_log_cleaner_stats ci;
+    logrep_log_cleaner_info(log, &ci);
+    out->cleaner_passes += (int64_t)ci.passes;
+    out->cleaner_passes_aborted += (int64_t)ci.passes_aborted;
+    out->cleaner_bytes_read += (int64_t)ci.bytes_read;
+    out->cleaner_bytes_written += (int64_t)ci.bytes_written;
+    out->cleaner_records_removed += (int64_t)ci.records_removed;
+    if (ci.compact && ci.dirty_ratio > out->cleaner_max_dirty_ratio)
+        out->cleaner_max_dirty_ratio = ci.dirty_ratio;
+    if (ci.last_pass_end_ms >= 0 && ci.last_pass_end_ms >= *latest_end) {
+        *latest_end = ci.last_pass_end_ms;
+        out->cleaner_last_pass_ms = ci.last_pass_end_ms - ci.last_pass_start_ms;
+    }
 }
 
 LOGREP_API void logrep_node_stats_get(const logrep_node *n, logrep_node_stats *out)
@@ -437,10 +465,12 @@ LOGREP_API void logrep_node_stats_get(const logrep_node *n, logrep_node_stats *o
     out->at_min_isr = sum.at_min_isr;
     out->fenced_brokers = sum.fenced_brokers;
     out->metadata_offset = lr_md_next_offset(n->md.img);
+    int64_t latest_end = -1;
     for (size_t i = 0; i < n->parts.n; i++) {
         int failing;
         out->append_errors += logrep_log_append_errors(lr_partition_log(n->parts.v[i].rep), &failing);
         out->append_failing += failing;
+        cleaner_stats(lr_partition_log(n->parts.v[i].rep), out, &latest_end);
     }
     if (n->ctl)
         lr_nctl_stats(n, out);

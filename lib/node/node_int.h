@@ -112,6 +112,19 @@ typedef struct lr_produce {
     uint64_t token_seq;         /* tells parked produces apart */
 } lr_produce;
 
+/* The log cleaner's schedule (cleaning.c). */
+typedef struct lr_cleaning {
+    int enabled;         /* log.cleaner.enable */
+    uint64_t tick_bytes; /* logrep.cleaner.tick.bytes */
+    int64_t backoff_ms;  /* log.cleaner.backoff.ms */
+    int64_t next_ms;     /* when to look for work again */
+    size_t cursor;       /* round robin over parts.v */
+    int active;          /* a pass is under way on (topic_id, index) */
+    uint8_t topic_id[16];
+    int32_t index;
+    int64_t errors;      /* passes given up on a storage error */
+} lr_cleaning;
+
 struct lr_ctl_role;
 
 struct logrep_node {
@@ -143,6 +156,7 @@ struct logrep_node {
     lr_dirs dirs;
     lr_pids pids;
     lr_produce produce;
+    lr_cleaning cleaning;
     struct lr_ctl_role *ctl; /* ctl_role.c; NULL without the role */
 
     /* The request being handled and its answer (dispatch.c); handlers get
@@ -216,6 +230,10 @@ void lr_parts_tick(logrep_node *n, int64_t now_ms, int64_t *next);
 /* The earliest deadline of a partition's replica state (after the tick). */
 int64_t lr_parts_deadline(const logrep_node *n, int64_t now_ms);
 void lr_parts_free(logrep_node *n, int abandon);
+
+/* ---- cleaning.c: log compaction on the tick ---- */
+void lr_cleaning_init(logrep_node *n);
+void lr_cleaning_tick(logrep_node *n, int64_t now_ms, int64_t *next);
 
 /* ---- mdfollow.c: the metadata log, followed ---- */
 /* 1 when id is KRaft's metadata topic id. */

@@ -143,7 +143,9 @@ static const char *const log_topic_configs[] = {
     "segment.bytes", "segment.ms", "segment.jitter.ms", "segment.index.bytes",
     "index.interval.bytes", "retention.bytes", "retention.ms", "flush.messages",
     "flush.ms", "max.message.bytes", "message.timestamp.type", "compression.type",
-    "compression.gzip.level", "compression.lz4.level", "compression.zstd.level"};
+    "compression.gzip.level", "compression.lz4.level", "compression.zstd.level",
+    "cleanup.policy", "min.cleanable.dirty.ratio", "min.compaction.lag.ms",
+    "max.compaction.lag.ms", "delete.retention.ms"};
 #define N_LOG_TOPIC_CONFIGS (sizeof log_topic_configs / sizeof *log_topic_configs)
 
 /* A hash of the topic's log configs, to notice a change: each value with

@@ -1,7 +1,11 @@
 /* rdk_check BOOTSTRAP TOPIC NPARTS SECONDS [RATE]
  * rdk_check BOOTSTRAP --create TOPIC NPARTS RF [NAME=VALUE...]
+ * rdk_check BOOTSTRAP --dump TOPIC PARTITION
  *
- * The second form only creates a topic with configs (admin API).
+ * The second form only creates a topic with configs (admin API). The
+ * third reads one partition from its first offset to its high watermark
+ * with a librdkafka consumer and prints "offset key|value" lines (a null
+ * value as NULL), for the compaction checks.
  * The interop suite's librdkafka client: an idempotent acks=all producer
  * (partitioner murmur2_random) of keyed, numbered records for SECONDS at
  * about RATE records/s, then a consumer that reads every partition back
@@ -42,10 +46,60 @@ static int create(int argc, char **argv)
     return 0;
 }
 
+static int dump(int argc, char **argv)
+{
+    if (argc != 5) {
+        fprintf(stderr, "usage: rdk_check BOOTSTRAP --dump TOPIC PARTITION\n");
+        return 2;
+    }
+    char err[512];
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    if (rd_kafka_conf_set(conf, "bootstrap.servers", argv[1], err, sizeof err) ||
+        rd_kafka_conf_set(conf, "enable.partition.eof", "true", err, sizeof err)) {
+        fprintf(stderr, "rdk_check: %s\n", err);
+        rd_kafka_conf_destroy(conf);
+        return 2;
+    }
+    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+    if (!rk) {
+        fprintf(stderr, "rdk_check: %s\n", err);
+        return 2;
+    }
+    int32_t part = atoi(argv[4]);
+    rd_kafka_topic_partition_list_t *tp = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(tp, argv[3], part)->offset = RD_KAFKA_OFFSET_BEGINNING;
+    int rc = rd_kafka_assign(rk, tp) ? 2 : 1;
+    rd_kafka_topic_partition_list_destroy(tp);
+    int64_t deadline = kc_now_us() + 30000000;
+    while (rc == 1 && kc_now_us() < deadline) {
+        rd_kafka_message_t *m = rd_kafka_consumer_poll(rk, 200);
+        if (!m)
+            continue;
+        if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF)
+            rc = 0;
+        else if (m->err)
+            fprintf(stderr, "rdk_check: %s\n", rd_kafka_message_errstr(m));
+        else {
+            const char *key = m->key ? (const char *)m->key : "";
+            if (m->payload)
+                printf("%lld %.*s|%.*s\n", (long long)m->offset, (int)m->key_len, key,
+                       (int)m->len, (const char *)m->payload);
+            else
+                printf("%lld %.*s|NULL\n", (long long)m->offset, (int)m->key_len, key);
+        }
+        rd_kafka_message_destroy(m);
+    }
+    rd_kafka_consumer_close(rk);
+    rd_kafka_destroy(rk);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 2 && strcmp(argv[2], "--create") == 0)
         return create(argc, argv);
+    if (argc > 2 && strcmp(argv[2], "--dump") == 0)
+        return dump(argc, argv);
     if (argc < 5) {
         fprintf(stderr, "usage: rdk_check BOOTSTRAP TOPIC NPARTS SECONDS [RATE]\n");
         return 2;

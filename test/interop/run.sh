@@ -33,7 +33,7 @@ leader_of() { # leader_of TOPIC PARTITION
 
 # Retention checked every second, for topic_configs.sh; retired partition
 # directories go soon (the lifecycle checks wait for it).
-CL_EXTRA_PROPS=$'log.retention.check.interval.ms=1000\nfile.delete.delay.ms=3000'
+CL_EXTRA_PROPS=$'log.retention.check.interval.ms=1000\nfile.delete.delay.ms=3000\nlog.cleaner.backoff.ms=500'
 cluster_init 3
 cluster_start
 if ! cluster_wait_ready; then
@@ -268,6 +268,9 @@ check "invalid and colliding names refused at once (Produce auto-creation, Creat
 
 # ---- topic configs, LogAppendTime, retention (deletes first segments: last)
 . "$SRC/topic_configs.sh"
+
+# ---- log compaction
+. "$SRC/compaction.sh"
 
 # ---- the same lifecycle on one node
 cluster_stop

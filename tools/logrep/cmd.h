@@ -23,10 +23,23 @@ int cmd_dump(int argc, char **argv);
 /* Dumps a partition directory: argv[0] "dump", options, then the directory. */
 int cmd_dump_dir(int argc, char **argv) __attribute__((weak));
 
-/* partition.c: partition directories. */
+/* partition.c: partition directories. tool_open_log opens DIR with the
+ * POSIX storage (0, or an exit status after printing why);
+ * tool_close_log closes and frees all three and returns rc, or 2 when the
+ * close failed. */
+struct logrep_log;
+struct logrep_storage;
+struct logrep_conf;
+int tool_open_log(const char *dir, struct logrep_conf *conf, int64_t now_ms,
+                  struct logrep_storage **st, struct logrep_log **log);
+int tool_close_log(struct logrep_log *log, struct logrep_storage *st, struct logrep_conf *conf,
+                   int rc);
 int cmd_append(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_offsets(int argc, char **argv);
+
+/* compact.c: offline compaction of a partition directory. */
+int cmd_compact(int argc, char **argv);
 
 #endif

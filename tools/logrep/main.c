@@ -10,6 +10,7 @@ static const tool_cmd commands[] = {
     {"verify", cmd_verify, "verify [--metadata MDDIR] DIR   check every segment, index and checkpoint, and the topic id against the metadata log (MDDIR, or __cluster_metadata-0 beside DIR) (exit 1 if inconsistent)"},
     {"recover", cmd_recover, "recover DIR   run crash recovery and report what was cut and rebuilt"},
     {"offsets", cmd_offsets, "offsets DIR [--time MS]   log start and end offsets, or the offset for a time"},
+    {"compact", cmd_compact, "compact [--roll] [--delete-retention-ms MS] [--min-compaction-lag-ms MS] [--dedupe-buffer-size BYTES] [--segment-bytes BYTES] DIR   compact a partition directory offline: the latest record of every key (the active segment too with --roll)"},
     {"dump", cmd_dump, "dump [--print-data-log] FILE|DIR...   print record batches like kafka-dump-log"},
 };
 

@@ -3,6 +3,7 @@
  * verify, which reads the files itself so that it never changes them. */
 #define _DEFAULT_SOURCE
 #include <dirent.h>
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,14 +35,15 @@ static void print_log(void *ctx, int level, const char *subsys, const char *msg,
 }
 
 /* Opens the partition with the POSIX storage; 0 or an exit status. */
-static int open_log(const char *dir, logrep_conf *conf, logrep_storage **st, logrep_log **log)
+int tool_open_log(const char *dir, logrep_conf *conf, int64_t now_ms, logrep_storage **st,
+                  logrep_log **log)
 {
     if (logrep_storage_posix_new(conf, st)) {
         fprintf(stderr, "logrep: out of memory\n");
         return 2;
     }
     logrep_conf_set_log(conf, print_log, NULL, LOGREP_LOG_INFO);
-    logrep_err err = logrep_log_open(conf, *st, dir, 0, log);
+    logrep_err err = logrep_log_open(conf, *st, dir, now_ms, log);
     if (err) {
         fprintf(stderr, "logrep: %s: %s (%s)\n", dir, logrep_err_str(err), logrep_err_name(err));
         logrep_storage_free(*st);
@@ -50,7 +52,7 @@ static int open_log(const char *dir, logrep_conf *conf, logrep_storage **st, log
     return 0;
 }
 
-static int close_log(logrep_log *log, logrep_storage *st, logrep_conf *conf, int rc)
+int tool_close_log(logrep_log *log, logrep_storage *st, logrep_conf *conf, int rc)
 {
     logrep_err err = logrep_log_close(log);
     if (err) {
@@ -89,7 +91,7 @@ int cmd_append(int argc, char **argv)
     }
     logrep_storage *st;
     logrep_log *log;
-    int rc = open_log(argv[i], conf, &st, &log);
+    int rc = tool_open_log(argv[i], conf, 0, &st, &log);
     if (rc) {
         logrep_conf_free(conf);
         return rc;
@@ -127,7 +129,7 @@ int cmd_append(int argc, char **argv)
         }
         free(buf);
     }
-    return close_log(log, st, conf, rc);
+    return tool_close_log(log, st, conf, rc);
 }
 
 int cmd_recover(int argc, char **argv)
@@ -139,7 +141,7 @@ int cmd_recover(int argc, char **argv)
     logrep_conf *conf = logrep_conf_new();
     logrep_storage *st;
     logrep_log *log;
-    int rc = open_log(argv[1], conf, &st, &log);
+    int rc = tool_open_log(argv[1], conf, 0, &st, &log);
     if (rc) {
         logrep_conf_free(conf);
         return rc;
@@ -152,7 +154,7 @@ int cmd_recover(int argc, char **argv)
            r->bytes_truncated, r->epoch_entries_removed, r->files_removed);
     printf("log start offset %" PRId64 ", log end offset %" PRId64 "\n", r->log_start_offset,
            r->log_end_offset);
-    return close_log(log, st, conf, 0);
+    return tool_close_log(log, st, conf, 0);
 }
 
 int cmd_offsets(int argc, char **argv)
@@ -178,7 +180,7 @@ int cmd_offsets(int argc, char **argv)
     logrep_conf *conf = logrep_conf_new();
     logrep_storage *st;
     logrep_log *log;
-    int rc = open_log(dir, conf, &st, &log);
+    int rc = tool_open_log(dir, conf, 0, &st, &log);
     if (rc) {
         logrep_conf_free(conf);
         return rc;
@@ -196,7 +198,7 @@ int cmd_offsets(int argc, char **argv)
         printf("log start offset %" PRId64 "\nlog end offset %" PRId64 "\n",
                logrep_log_start_offset(log), logrep_log_end_offset(log));
     }
-    return close_log(log, st, conf, rc);
+    return tool_close_log(log, st, conf, rc);
 }
 
 /* ---- directory listing shared by verify and dump ---- */
@@ -453,6 +455,45 @@ static void verify_topic_id(vstate *v, const lr_md_image *img)
     free(text);
 }
 
+/* The cleaner's progress as its checkpoint and the segment sizes tell it
+ * (the same split logrep_log_cleaner_info() makes): segments wholly below
+ * the first dirty offset are clean, the other closed ones dirty. */
+static void verify_cleaner(const vstate *v, const seglist *sl)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/cleaner-offset-checkpoint", v->dir);
+    size_t len;
+    uint8_t *text = tool_read_file(path, &len);
+    long long first_dirty = -1;
+    int present = text != NULL;
+    if (text) {
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line - 1 ? len : sizeof line - 1),
+                 (const char *)text);
+        char *last = strrchr(line, ' ');
+        if (strncmp(line, "0\n1\n", 4) == 0 && last)
+            first_dirty = strtoll(last + 1, NULL, 10);
+        free(text);
+    }
+    if (first_dirty < 0) {
+        printf("cleaner: %s\n", present ? "cleaner-offset-checkpoint unreadable" : "never ran here");
+        return;
+    }
+    uint64_t clean = 0, dirty = 0;
+    for (size_t i = 0; i + 1 < sl->n; i++) {
+        struct stat sb;
+        seg_path(path, sizeof path, v->dir, sl->base[i], ".log");
+        uint64_t size = stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+        if (sl->base[i + 1] <= first_dirty)
+            clean += size;
+        else
+            dirty += size;
+    }
+    printf("cleaner: first dirty offset %lld, clean %llu bytes, dirty %llu bytes, dirty ratio %.3f\n",
+           first_dirty, (unsigned long long)clean, (unsigned long long)dirty,
+           clean + dirty ? (double)dirty / (double)(clean + dirty) : 0.0);
+}
+
 int cmd_verify(int argc, char **argv)
 {
     const char *mddir = NULL;
@@ -473,6 +514,7 @@ int cmd_verify(int argc, char **argv)
     for (size_t i = 0; i < sl.n; i++)
         verify_segment(&v, sl.base[i]);
     verify_epochs(&v);
+    verify_cleaner(&v, &sl);
     /* A controller's log dir holds the metadata log beside the partitions. */
     char sibling[4200];
     if (!mddir) {
