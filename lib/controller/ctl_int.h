@@ -1,7 +1,8 @@
 /* Internal to lib/controller: the controller's state and the helpers its
  * files share (controller.c: lifecycle, emission, sessions, the partition
  * change builder, fencing; ctl_brokers.c: registration, heartbeats, tick;
- * ctl_topics.c: topics, AlterPartition, elections, producer ids). */
+ * ctl_topics.c: topics, AlterPartition, elections, producer ids;
+ * ctl_configs.c: AlterConfigs and IncrementalAlterConfigs of a topic). */
 #ifndef LR_CONTROLLER_CTL_INT_H
 #define LR_CONTROLLER_CTL_INT_H
 
