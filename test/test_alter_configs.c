@@ -271,21 +271,23 @@ Test(alter_configs, incremental_set_delete_append_subtract, .timeout = 60)
     run(&w, 500);
     expect_value(&w, "inc", "cleanup.policy", "delete", DEFAULT_CONFIG);
 
-    /* APPEND to the default: "delete" becomes "delete,compact". */
-    op app = {"cleanup.policy", APPEND, "compact"};
-    cr_assert_eq(alter1(&w, 2, IAC, 0, "inc", &app, 1, NULL), 0);
-    expect_value(&w, "inc", "cleanup.policy", "delete,compact", DYNAMIC_TOPIC);
-    /* An element already present is not added twice. */
-    op app2 = {"cleanup.policy", APPEND, "compact,delete"};
-    cr_assert_eq(alter1(&w, 3, IAC, 0, "inc", &app2, 1, NULL), 0);
-    expect_value(&w, "inc", "cleanup.policy", "delete,compact", DYNAMIC_TOPIC);
-    /* SUBTRACT back to "delete", then the last element: the empty list. */
-    op sub = {"cleanup.policy", SUBTRACT, "compact"};
-    cr_assert_eq(alter1(&w, 2, IAC, 0, "inc", &sub, 1, NULL), 0);
-    expect_value(&w, "inc", "cleanup.policy", "delete", DYNAMIC_TOPIC);
-    op sub2 = {"cleanup.policy", SUBTRACT, "delete"};
-    cr_assert_eq(alter1(&w, 1, IAC, 0, "inc", &sub2, 1, NULL), 0);
-    expect_value(&w, "inc", "cleanup.policy", "", DYNAMIC_TOPIC);
+    /* One operation at a time, through every node: APPEND to the default
+     * ("delete"), an element already present not added twice, SUBTRACT
+     * back to "delete", then of the last element: the empty list. */
+    static const struct {
+        int via;
+        op o;
+        const char *want;
+    } steps[] = {
+        {2, {"cleanup.policy", APPEND, "compact"}, "delete,compact"},
+        {3, {"cleanup.policy", APPEND, "compact,delete"}, "delete,compact"},
+        {2, {"cleanup.policy", SUBTRACT, "compact"}, "delete"},
+        {1, {"cleanup.policy", SUBTRACT, "delete"}, ""},
+    };
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        cr_assert_eq(alter1(&w, steps[i].via, IAC, 0, "inc", &steps[i].o, 1, NULL), 0);
+        expect_value(&w, "inc", "cleanup.policy", steps[i].want, DYNAMIC_TOPIC);
+    }
 
     /* SET several at once, then DELETE one: back to the default. */
     op set[] = {{"cleanup.policy", SET, "compact,delete"},
