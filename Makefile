@@ -203,6 +203,11 @@ $(B)/test/rdk_check: test/interop/rdk_check.c $(DEMO_COMMON) $(wildcard examples
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE $(CFLAGS) -Iexamples/broker/demo test/interop/rdk_check.c $(DEMO_COMMON) -o $@ $(STATIC_LIB) $(RDKAFKA_LIBS) $(DEPS_LIBS) -lm
 
+# librdkafka's AlterConfigs / DescribeConfigs admin calls (topic_configs.sh).
+$(B)/test/rdk_alter: test/interop/rdk_alter.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE $(CFLAGS) test/interop/rdk_alter.c -o $@ $(RDKAFKA_LIBS)
+
 # bench-broker: this cluster against librdkafka's mock cluster, same run.
 $(B)/bench/bench_broker: $(wildcard bench/broker/*.c bench/broker/*.h) $(DEMO_COMMON) $(wildcard examples/broker/demo/*.h) $(STATIC_LIB)
 	@mkdir -p $(@D)
@@ -216,7 +221,7 @@ $(B)/test/enospc_shim.so: test/interop/enospc_shim.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -Wall -Wextra -O2 -fPIC -shared $< -o $@ -ldl
 
-interop: all $(B)/test/rdk_check $(B)/test/enospc_shim.so
+interop: all $(B)/test/rdk_check $(B)/test/rdk_alter $(B)/test/enospc_shim.so
 	@st=0; bash test/interop/run.sh $(B) || st=1; bash test/interop/restart.sh $(B) || st=1; \
 	  bash test/interop/disk_full.sh $(B) || st=1; bash test/interop/descriptors.sh $(B) || st=1; \
 	  bash test/interop/partitions.sh $(B) || st=1; exit $$st

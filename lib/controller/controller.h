@@ -228,6 +228,45 @@ int lr_ctl_delete_topic(lr_ctl *ctl, const char *name);
  * LOGREP_ERR__INVALID_ARG, LOGREP_ERR__NOMEM. */
 int lr_ctl_set_topic_config(lr_ctl *ctl, const char *topic, const char *name, const char *value);
 
+/* IncrementalAlterConfigs operations (Kafka's AlterConfigOp.OpType ids). */
+enum { LR_CTL_CFG_SET = 0, LR_CTL_CFG_DELETE = 1, LR_CTL_CFG_APPEND = 2, LR_CTL_CFG_SUBTRACT = 3 };
+
+/* How lr_ctl_alter_topic_configs reads its operations. */
+enum {
+    LR_CTL_ALTER_INCREMENTAL = 0, /* IncrementalAlterConfigs: each op as given */
+    LR_CTL_ALTER_REPLACE = 1      /* AlterConfigs: ops are the whole set (op ignored);
+                                     configs not listed are deleted */
+};
+
+typedef struct lr_ctl_config_op {
+    const char *name;
+    const char *value; /* NULL: null on the wire */
+    int op;            /* LR_CTL_CFG_*, or any other value (refused) */
+} lr_ctl_config_op;
+
+/* AlterConfigs / IncrementalAlterConfigs of one TOPIC resource, all or
+ * nothing: every entry is checked and the topic's resulting set computed
+ * before any ConfigRecord is written (only for values that change), then
+ * each changed config has lr_ctl_set_topic_config's side effects. APPEND
+ * and SUBTRACT work on LIST configs, starting from the topic's value or
+ * Kafka's default; APPEND adds the elements not already present, SUBTRACT
+ * removes them (the last one removed leaves ""). Checked in Kafka's order
+ * (the forwarding broker's, then the controller's):
+ *   a name given twice                        INVALID_REQUEST
+ *   a null value (but for DELETE)             INVALID_REQUEST
+ *   an operation other than 0..3              INVALID_REQUEST
+ *   an empty topic name                       INVALID_REQUEST
+ *   an illegal topic name                     INVALID_TOPIC_EXCEPTION
+ *   APPEND/SUBTRACT of a non-LIST config      INVALID_CONFIG
+ *   an unknown name or a bad resulting value  INVALID_CONFIG
+ *   the topic does not exist                  UNKNOWN_TOPIC_OR_PARTITION
+ * (DELETE of a name Kafka does not know changes nothing and passes, as in
+ * Kafka). why (cap bytes, may be 0) receives Kafka's message on failure.
+ * validate_only writes nothing. LOGREP_ERR__INVALID_ARG, LOGREP_ERR__NOMEM
+ * (records already written stay valid, see above). */
+int lr_ctl_alter_topic_configs(lr_ctl *ctl, const char *topic, const lr_ctl_config_op *ops,
+                               size_t n, int mode, int validate_only, char *why, size_t cap);
+
 /* --- partitions ----------------------------------------------------------- */
 
 typedef struct lr_ctl_isr_member {

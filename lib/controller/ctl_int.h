@@ -1,7 +1,8 @@
 /* Internal to lib/controller: the controller's state and the helpers its
  * files share (controller.c: lifecycle, emission, sessions, the partition
  * change builder, fencing; ctl_brokers.c: registration, heartbeats, tick;
- * ctl_topics.c: topics, AlterPartition, elections, producer ids). */
+ * ctl_topics.c: topics, AlterPartition, elections, producer ids;
+ * ctl_configs.c: AlterConfigs and IncrementalAlterConfigs of a topic). */
 #ifndef LR_CONTROLLER_CTL_INT_H
 #define LR_CONTROLLER_CTL_INT_H
 
@@ -77,6 +78,13 @@ int lr_ctli_emit_registration_change(lr_ctl *ctl, const lr_md_broker *b, int8_t 
 int lr_ctli_fence_broker(lr_ctl *ctl, int32_t id);
 int lr_ctli_unfence_broker(lr_ctl *ctl, int32_t id);
 int lr_ctli_leads_any(const lr_md_image *img, int32_t id);
+/* One topic ConfigRecord (value NULL deletes) and its side effects:
+ * min.insync.replicas clears ELR state, unclean.leader.election.enable
+ * elects leaders of leaderless partitions. No checks. */
+int lr_ctli_emit_topic_config(lr_ctl *ctl, const char *topic, const char *name, const char *value);
+/* Kafka's Topic.validate: 0 or LOGREP_ERR_INVALID_TOPIC_EXCEPTION with
+ * its message in why (when why is empty). */
+int lr_ctli_topic_name_check(const char *name, char *why, size_t cap);
 int lr_ctli_str_len_ok(const char *s, int allow_empty);
 lr_md_str lr_ctli_mkstr(const char *s);
 

@@ -210,6 +210,25 @@ static int check_assignment(const lr_ctl *ctl, const lr_ctl_create_topic_req *re
     return 0;
 }
 
+int lr_ctli_topic_name_check(const char *name, char *why, size_t cap)
+{
+    size_t nlen = strlen(name);
+    if (nlen == 0)
+        return why_set(why, cap, LOGREP_ERR_INVALID_TOPIC_EXCEPTION,
+                       "Topic name is illegal, it can't be empty");
+    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return why_set(why, cap, LOGREP_ERR_INVALID_TOPIC_EXCEPTION,
+                       "Topic name cannot be \".\" or \"..\"");
+    if (nlen > LR_MD_MAX_TOPIC_NAME)
+        return why_set(why, cap, LOGREP_ERR_INVALID_TOPIC_EXCEPTION,
+                       "Topic name is illegal, it can't be longer than 249 characters");
+    if (!lr_md_topic_name_legal(lr_ctli_mkstr(name)))
+        return why_set(why, cap, LOGREP_ERR_INVALID_TOPIC_EXCEPTION,
+                       "Topic name is illegal, it contains a character other than ASCII "
+                       "alphanumerics, '.', '_' and '-'");
+    return 0;
+}
+
 int lr_ctl_check_topic(const lr_ctl *ctl, const lr_ctl_create_topic_req *req, int32_t *np_out,
                        int32_t *rf_out, char *why, size_t cap)
 {
@@ -221,20 +240,9 @@ int lr_ctl_check_topic(const lr_ctl *ctl, const lr_ctl_create_topic_req *req, in
         (req->n_assignments && !req->assignments))
         return LOGREP_ERR__INVALID_ARG;
     const lr_md_image *img = ctl->img;
-    size_t nlen = strlen(req->name);
-    if (nlen == 0)
-        return why_set(why, cap, LOGREP_ERR_INVALID_TOPIC_EXCEPTION,
-                       "Topic name is illegal, it can't be empty");
-    if (strcmp(req->name, ".") == 0 || strcmp(req->name, "..") == 0)
-        return why_set(why, cap, LOGREP_ERR_INVALID_TOPIC_EXCEPTION,
-                       "Topic name cannot be \".\" or \"..\"");
-    if (nlen > LR_MD_MAX_TOPIC_NAME)
-        return why_set(why, cap, LOGREP_ERR_INVALID_TOPIC_EXCEPTION,
-                       "Topic name is illegal, it can't be longer than 249 characters");
-    if (!lr_md_topic_name_legal(lr_ctli_mkstr(req->name)))
-        return why_set(why, cap, LOGREP_ERR_INVALID_TOPIC_EXCEPTION,
-                       "Topic name is illegal, it contains a character other than ASCII "
-                       "alphanumerics, '.', '_' and '-'");
+    int nerr = lr_ctli_topic_name_check(req->name, why, cap);
+    if (nerr)
+        return nerr;
     if (strcmp(req->name, LR_MD_METADATA_TOPIC) == 0)
         return why_set(why, cap, LOGREP_ERR_INVALID_REQUEST,
                        "Creation of internal topic " LR_MD_METADATA_TOPIC " is prohibited.");
@@ -380,11 +388,15 @@ int lr_ctl_set_topic_config(lr_ctl *ctl, const char *topic, const char *name, co
         return LOGREP_ERR_NOT_CONTROLLER;
     if (!ctl || !topic || !name)
         return LOGREP_ERR__INVALID_ARG;
-    const lr_md_topic *t = lr_md_topic_by_name(ctl->img, topic);
-    if (!t)
+    if (!lr_md_topic_by_name(ctl->img, topic))
         return LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION;
     if (!lr_ctli_str_len_ok(name, 0) || !config_value_ok(name, value))
         return LOGREP_ERR_INVALID_CONFIG;
+    return lr_ctli_emit_topic_config(ctl, topic, name, value);
+}
+
+int lr_ctli_emit_topic_config(lr_ctl *ctl, const char *topic, const char *name, const char *value)
+{
     lr_md_record rec;
     lr_md_record_init(&rec, LR_MD_CONFIG, 0);
     rec.u.config.resource_type = LR_MD_RESOURCE_TOPIC;
@@ -397,11 +409,12 @@ int lr_ctl_set_topic_config(lr_ctl *ctl, const char *topic, const char *name, co
     int is_min_isr = strcmp(name, "min.insync.replicas") == 0;
     int is_unclean = strcmp(name, "unclean.leader.election.enable") == 0;
     o.clear_elr = (uint8_t)is_min_isr;
-    t = lr_md_topic_by_name(ctl->img, topic);
-    for (int32_t j = 0; !err && (is_min_isr || is_unclean) && j < t->n_parts; j++) {
+    const lr_md_topic *t = lr_md_topic_by_name(ctl->img, topic);
+    for (int32_t j = 0; !err && t && (is_min_isr || is_unclean) && j < t->n_parts; j++) {
         const lr_md_partition *p = &t->parts[j];
         if ((is_min_isr && (p->n_elr || p->n_lke)) || (is_unclean && p->leader < 0))
             err = lr_ctli_partition_change(ctl, t, j, &o, NULL);
+        t = lr_md_topic_by_name(ctl->img, topic);
     }
     return err;
 }

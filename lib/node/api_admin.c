@@ -1,4 +1,5 @@
-/* CreateTopics and DeleteTopics on a broker without the controller role:
+/* CreateTopics, DeleteTopics, AlterConfigs and IncrementalAlterConfigs on
+ * a broker without the controller role:
  * forwarded to the controller as sent (Kafka's forwarding), the client's
  * slot parked until the answer comes back, which goes to the client with
  * its own correlation id. A forward that fails or is not answered within

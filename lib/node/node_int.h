@@ -318,13 +318,16 @@ int lr_nctl_failed(const logrep_node *n);
 int lr_nctl_set_topic_config(logrep_node *n, const char *topic, const char *name,
                              const char *value);
 
-/* ---- ctl_api.c, ctl_create.c: the controller's APIs ---- */
+/* ---- ctl_api.c, ctl_create.c, ctl_alter.c: the controller's APIs ---- */
 int lr_ctl_api_registration(logrep_node *n, const lr_req *r);
 int lr_ctl_api_heartbeat(logrep_node *n, const lr_req *r);
 int lr_ctl_api_alter_partition(logrep_node *n, const lr_req *r);
 int lr_ctl_api_delete_topics(logrep_node *n, const lr_req *r);
 int lr_ctl_api_allocate_pids(logrep_node *n, const lr_req *r);
 int lr_ctl_api_create_topics(logrep_node *n, const lr_req *r);
+/* ctl_alter.c */
+int lr_ctl_api_alter_configs(logrep_node *n, const lr_req *r);
+int lr_ctl_api_incremental_alter_configs(logrep_node *n, const lr_req *r);
 struct lr_ctl_config;
 /* CreateTopics v5+: every topic config of a topic created with overrides
  * cfg, with its effective value and source, into rt's Configs. */

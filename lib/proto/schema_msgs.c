@@ -506,6 +506,64 @@ static const lr_pfield s_describe_configs_resp_describe_configs_response_f[] = {
 };
 static const lr_pstruct s_describe_configs_resp_describe_configs_response = {"DescribeConfigsResponse", 2, s_describe_configs_resp_describe_configs_response_f};
 
+/* AlterConfigs request */
+static const lr_pfield s_alter_configs_req_alterable_config_f[] = {
+    LR_F(Name, STRING, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(Value, STRING, 0, 0, X, 0, X, -1, -1, 0, 0, NULL),
+};
+static const lr_pstruct s_alter_configs_req_alterable_config = {"AlterableConfig", 2, s_alter_configs_req_alterable_config_f};
+
+static const lr_pfield s_alter_configs_req_alter_configs_resource_f[] = {
+    LR_F(ResourceType, INT8, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(ResourceName, STRING, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(Configs, ARRAY, LOGREP_FT_STRUCT, 0, X, -1, -1, -1, -1, 0, 0, &s_alter_configs_req_alterable_config),
+};
+static const lr_pstruct s_alter_configs_req_alter_configs_resource = {"AlterConfigsResource", 3, s_alter_configs_req_alter_configs_resource_f};
+
+static const lr_pfield s_alter_configs_req_alter_configs_request_f[] = {
+    LR_F(Resources, ARRAY, LOGREP_FT_STRUCT, 0, X, -1, -1, -1, -1, 0, 0, &s_alter_configs_req_alter_configs_resource),
+    LR_F(ValidateOnly, BOOL, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+};
+static const lr_pstruct s_alter_configs_req_alter_configs_request = {"AlterConfigsRequest", 2, s_alter_configs_req_alter_configs_request_f};
+
+/* AlterConfigs response (IncrementalAlterConfigs answers in the same layout) */
+static const lr_pfield s_alter_configs_resp_alter_configs_resource_response_f[] = {
+    LR_F(ErrorCode, INT16, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(ErrorMessage, STRING, 0, 0, X, 0, X, -1, -1, 0, LR_PF_DEFNULL, NULL),
+    LR_F(ResourceType, INT8, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(ResourceName, STRING, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+};
+static const lr_pstruct s_alter_configs_resp_alter_configs_resource_response = {"AlterConfigsResourceResponse", 4, s_alter_configs_resp_alter_configs_resource_response_f};
+
+static const lr_pfield s_alter_configs_resp_alter_configs_response_f[] = {
+    LR_F(ThrottleTimeMs, INT32, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(Responses, ARRAY, LOGREP_FT_STRUCT, 0, X, -1, -1, -1, -1, 0, 0, &s_alter_configs_resp_alter_configs_resource_response),
+};
+static const lr_pstruct s_alter_configs_resp_alter_configs_response = {"AlterConfigsResponse", 2, s_alter_configs_resp_alter_configs_response_f};
+
+/* IncrementalAlterConfigs request */
+static const lr_pfield s_incremental_alter_configs_req_alterable_config_f[] = {
+    LR_F(Name, STRING, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(ConfigOperation, INT8, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(Value, STRING, 0, 0, X, 0, X, -1, -1, 0, 0, NULL),
+};
+static const lr_pstruct s_incremental_alter_configs_req_alterable_config = {"AlterableConfig", 3, s_incremental_alter_configs_req_alterable_config_f};
+
+static const lr_pfield s_incremental_alter_configs_req_alter_configs_resource_f[] = {
+    LR_F(ResourceType, INT8, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(ResourceName, STRING, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(Configs, ARRAY, LOGREP_FT_STRUCT, 0, X, -1, -1, -1, -1, 0, 0, &s_incremental_alter_configs_req_alterable_config),
+};
+static const lr_pstruct s_incremental_alter_configs_req_alter_configs_resource = {"AlterConfigsResource", 3, s_incremental_alter_configs_req_alter_configs_resource_f};
+
+static const lr_pfield s_incremental_alter_configs_req_incremental_alter_configs_request_f[] = {
+    LR_F(Resources, ARRAY, LOGREP_FT_STRUCT, 0, X, -1, -1, -1, -1, 0, 0, &s_incremental_alter_configs_req_alter_configs_resource),
+    LR_F(ValidateOnly, BOOL, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+};
+static const lr_pstruct s_incremental_alter_configs_req_incremental_alter_configs_request = {"IncrementalAlterConfigsRequest", 2, s_incremental_alter_configs_req_incremental_alter_configs_request_f};
+
+static const lr_pstruct s_incremental_alter_configs_resp_incremental_alter_configs_response = {"IncrementalAlterConfigsResponse", 2, s_alter_configs_resp_alter_configs_response_f};
+
 /* FindCoordinator request */
 static const lr_pfield s_find_coordinator_req_find_coordinator_request_f[] = {
     LR_F(Key, STRING, 0, 0, 3, -1, -1, -1, -1, 0, 0, NULL),
@@ -1492,7 +1550,9 @@ const lr_papi lr_proto_apis[] = {
     {27, 0, 1, 1, "WriteTxnMarkers", &s_write_txn_markers_req_write_txn_markers_request, &s_write_txn_markers_resp_write_txn_markers_response},
     {28, 0, 4, 3, "TxnOffsetCommit", &s_txn_offset_commit_req_txn_offset_commit_request, &s_txn_offset_commit_resp_txn_offset_commit_response},
     {32, 0, 4, 4, "DescribeConfigs", &s_describe_configs_req_describe_configs_request, &s_describe_configs_resp_describe_configs_response},
+    {33, 0, 2, 2, "AlterConfigs", &s_alter_configs_req_alter_configs_request, &s_alter_configs_resp_alter_configs_response},
     {42, 0, 2, 2, "DeleteGroups", &s_delete_groups_req_delete_groups_request, &s_delete_groups_resp_delete_groups_response},
+    {44, 0, 1, 1, "IncrementalAlterConfigs", &s_incremental_alter_configs_req_incremental_alter_configs_request, &s_incremental_alter_configs_resp_incremental_alter_configs_response},
     {52, 0, 1, 0, "Vote", &s_vote_req_vote_request, &s_vote_resp_vote_response},
     {53, 0, 1, 1, "BeginQuorumEpoch", &s_begin_quorum_epoch_req_begin_quorum_epoch_request, &s_begin_quorum_epoch_resp_begin_quorum_epoch_response},
     {54, 0, 1, 1, "EndQuorumEpoch", &s_end_quorum_epoch_req_end_quorum_epoch_request, &s_end_quorum_epoch_resp_end_quorum_epoch_response},
@@ -1531,7 +1591,9 @@ const logrep_api_range lr_proto_ranges[] = {
     {27, 0, 1, 1},
     {28, 0, 4, 3},
     {32, 0, 4, 4},
+    {33, 0, 2, 2},
     {42, 0, 2, 2},
+    {44, 0, 1, 1},
     {52, 0, 1, 0},
     {53, 0, 1, 1},
     {54, 0, 1, 1},

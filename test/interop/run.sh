@@ -13,10 +13,11 @@ SRC=$(cd "$(dirname "$0")" && pwd)
 BROKER=$B/logrep-broker
 LOGREP=$B/logrep
 RDK_CHECK=$B/test/rdk_check
+RDK_ALTER=$B/test/rdk_alter
 T0=$(date +%s)
 SUITE=interop
 
-for f in "$BROKER" "$LOGREP" "$RDK_CHECK"; do
+for f in "$BROKER" "$LOGREP" "$RDK_CHECK" "$RDK_ALTER"; do
     [ -x "$f" ] || { echo "interop: $f missing"; exit 1; }
 done
 command -v kcat >/dev/null || { echo "interop: kcat missing (make deps)"; exit 1; }

@@ -115,3 +115,37 @@ t_compression_type() {
 }
 check "compression.type=zstd at CreateTopics: a gzip batch is stored zstd on every replica, kcat reads it unchanged" \
     t_compression_type
+
+# AlterConfigs through librdkafka's admin API (rd_kafka_AlterConfigs, which
+# replaces the topic's set) and DescribeConfigs; the open log takes the
+# change: a record over the lowered max.message.bytes is refused.
+t_alter_configs_rdkafka() {
+    "$RDK_CHECK" "$BOOTSTRAP" --create cfg-alter 1 3 retention.ms=600000 || return 1
+    local out
+    out=$("$RDK_ALTER" "$BOOTSTRAP" cfg-alter --validate cleanup.policy=compact)
+    [ "$out" = ok ] || { echo "validate: $out"; return 1; }
+    out=$("$RDK_ALTER" "$BOOTSTRAP" cfg-alter --get cleanup.policy)
+    [ "$out" = "delete DEFAULT_CONFIG" ] || { echo "after validate: $out"; return 1; }
+    out=$("$RDK_ALTER" "$BOOTSTRAP" cfg-alter cleanup.policy=compact,delete max.message.bytes=1000)
+    [ "$out" = ok ] || { echo "alter: $out"; return 1; }
+    out=$("$RDK_ALTER" "$BOOTSTRAP" cfg-alter --get cleanup.policy)
+    [ "$out" = "compact,delete DYNAMIC_TOPIC_CONFIG" ] || { echo "cleanup.policy: $out"; return 1; }
+    out=$("$RDK_ALTER" "$BOOTSTRAP" cfg-alter --get retention.ms)
+    [ "$out" = "604800000 DEFAULT_CONFIG" ] || { echo "retention.ms not reset: $out"; return 1; }
+    out=$("$RDK_ALTER" "$BOOTSTRAP" cfg-alter cleanup.policy=shred)
+    case "$out" in "error 40 "*) ;; *) echo "bad value: $out"; return 1 ;; esac
+    out=$("$RDK_ALTER" "$BOOTSTRAP" no-such-topic retention.ms=1)
+    case "$out" in "error 3 "*) ;; *) echo "unknown topic: $out"; return 1 ;; esac
+    local big; big=$(head -c 2000 /dev/zero | tr '\0' x)
+    out=$(echo "$big" | K -P -t cfg-alter -p 0 -X message.send.max.retries=0 2>&1)
+    echo "$out" | grep -qi "too large" || { echo "2000 B accepted: $out"; return 1; }
+    echo small | K -P -t cfg-alter -p 0 -X request.required.acks=-1 || return 1
+}
+check "AlterConfigs with librdkafka: validate_only, replace, DescribeConfigs sources, errors, max.message.bytes applied" \
+    t_alter_configs_rdkafka
+
+# kafkajs admin.alterConfigs and describeConfigs.
+if command -v node >/dev/null && [ -f "$SRC/node_modules/kafkajs/package.json" ]; then
+    check "AlterConfigs with kafkajs: cleanup.policy set and described" \
+        timeout 60 node "$SRC/kafkajs_alter.js" "$BOOTSTRAP" cfg-alter-kjs
+fi
