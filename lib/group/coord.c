@@ -108,13 +108,11 @@ void lr_gc_free(lr_gc *gc)
 {
     if (!gc)
         return;
-    lr_gc_answer_fn answer = gc->answer;
     gc->answer = NULL; /* no answers from a coordinator going away */
     while (gc->n_all)
         lr_gci_destroy(gc, gc->all[gc->n_all - 1]);
     for (size_t i = 0; i < gc->n_ap; i++)
         lr_gci_append_free(gc, &gc->ap[i]);
-    (void)answer;
     lr_free(&gc->alloc, gc->ap, gc->cap_ap * sizeof *gc->ap);
     lr_free(&gc->alloc, gc->all, gc->cap_all * sizeof *gc->all);
     lr_hashmap_free(&gc->groups);
