@@ -161,6 +161,7 @@ void lr_gci_transition(gc_group *g, int state, int64_t now_ms);
 int lr_gci_subscribes(const uint8_t *md, size_t len, const char *topic);
 
 /* join.c */
+void lr_gci_maybe_complete_join(lr_gc *gc, gc_group *g, int64_t now_ms);
 void lr_gci_remove_member(lr_gc *gc, gc_group *g, gc_member *m, int err, int64_t now_ms);
 int lr_gci_group_timers(lr_gc *gc, gc_group *g, int64_t now_ms);
 int64_t lr_gci_group_deadline(const gc_group *g);

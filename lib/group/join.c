@@ -197,7 +197,7 @@ static void complete_join(lr_gc *gc, gc_group *g, int64_t now_ms)
     g->sync_deadline = now_ms + rebalance_timeout(g);
 }
 
-static void maybe_complete_join(lr_gc *gc, gc_group *g, int64_t now_ms)
+void lr_gci_maybe_complete_join(lr_gc *gc, gc_group *g, int64_t now_ms)
 {
     if (g->state == LR_GC_PREPARING_REBALANCE && g->n_awaiting_join == g->n && !g->n_pend &&
         g->prev_state != LR_GC_EMPTY)
@@ -210,7 +210,7 @@ static void maybe_rebalance(lr_gc *gc, gc_group *g, int64_t now_ms)
         g->state == LR_GC_EMPTY)
         prepare_rebalance(gc, g, now_ms);
     else
-        maybe_complete_join(gc, g, now_ms);
+        lr_gci_maybe_complete_join(gc, g, now_ms);
 }
 
 void lr_gci_remove_member(lr_gc *gc, gc_group *g, gc_member *m, int err, int64_t now_ms)
@@ -222,7 +222,7 @@ void lr_gci_remove_member(lr_gc *gc, gc_group *g, gc_member *m, int err, int64_t
     if (g->state == LR_GC_STABLE || g->state == LR_GC_COMPLETING_REBALANCE)
         prepare_rebalance(gc, g, now_ms);
     if (g->state == LR_GC_PREPARING_REBALANCE)
-        maybe_complete_join(gc, g, now_ms);
+        lr_gci_maybe_complete_join(gc, g, now_ms);
 }
 
 /* A member's heartbeat is due unless it waits in a rebalance (Kafka's
@@ -251,7 +251,7 @@ int lr_gci_group_timers(lr_gc *gc, gc_group *g, int64_t now_ms)
     for (size_t i = g->n_pend; i-- > 0;)
         if (g->pend[i].deadline <= now_ms) {
             lr_gci_pending_del(gc, g, i);
-            maybe_complete_join(gc, g, now_ms);
+            lr_gci_maybe_complete_join(gc, g, now_ms);
         }
     for (int again = 1; again;) {
         again = 0;
@@ -468,7 +468,7 @@ static int replace_static(lr_gc *gc, gc_group *g, gc_member *m, char *new_id,
     } else if (g->state == LR_GC_COMPLETING_REBALANCE) {
         prepare_rebalance(gc, g, now_ms);
     } else {
-        maybe_complete_join(gc, g, now_ms);
+        lr_gci_maybe_complete_join(gc, g, now_ms);
     }
     return 0;
 }
@@ -565,7 +565,7 @@ int lr_gc_join(lr_gc *gc, const lr_gc_join_req *r, uint64_t cookie, int64_t now_
                 return LOGREP_ERR__NOMEM;
             if ((pi = lr_gci_pending_index(g, r->member_id)) >= 0)
                 lr_gci_pending_del(gc, g, (size_t)pi);
-            maybe_complete_join(gc, g, now_ms);
+            lr_gci_maybe_complete_join(gc, g, now_ms);
         } else if ((err = lr_gci_validate_member(g, r->member_id, r->instance_id)) != 0) {
         } else if (g->state == LR_GC_PREPARING_REBALANCE) {
             err = update_member(gc, g, m, r, cookie, now_ms);
@@ -732,72 +732,4 @@ void lr_gci_sync_done(lr_gc *gc, gc_append *a, int err, int64_t now_ms)
         pending |= g->m[i]->pending_sync;
     if (!pending)
         g->sync_deadline = INT64_MAX;
-}
-
-/* ------------------------------------------------------------------------
- * Heartbeat and LeaveGroup
- * ---------------------------------------------------------------------- */
-
-int lr_gc_heartbeat(lr_gc *gc, const char *group_id, const char *member_id,
-                    const char *instance_id, int32_t generation, int64_t now_ms)
-{
-    gc_group *g;
-    int err = lr_gci_route(gc, group_id, 0, &g);
-    if (err)
-        return err;
-    if (!g)
-        return LOGREP_ERR_UNKNOWN_MEMBER_ID;
-    if ((err = lr_gci_validate_member(g, member_id, instance_id)))
-        return err;
-    if (generation != g->generation)
-        return LOGREP_ERR_ILLEGAL_GENERATION;
-    gc_member *m = lr_gci_member(g, member_id);
-    switch (g->state) {
-    case LR_GC_EMPTY:
-        return LOGREP_ERR_UNKNOWN_MEMBER_ID;
-    case LR_GC_PREPARING_REBALANCE:
-        m->hb_deadline = now_ms + m->session_timeout;
-        return LOGREP_ERR_REBALANCE_IN_PROGRESS;
-    default:
-        m->hb_deadline = now_ms + m->session_timeout;
-        return 0;
-    }
-}
-
-int lr_gc_leave(lr_gc *gc, const char *group_id, const lr_gc_leave_member *ms, size_t n,
-                int16_t *errors, int64_t now_ms)
-{
-    gc_group *g;
-    int err = lr_gci_route(gc, group_id, 0, &g);
-    if (err)
-        return err;
-    if (n && (!ms || !errors))
-        return LOGREP_ERR__INVALID_ARG;
-    for (size_t i = 0; i < n; i++) {
-        const lr_gc_leave_member *l = &ms[i];
-        gc_member *m = NULL;
-        int e = 0, pi = -1;
-        if (!g) {
-            e = LOGREP_ERR_UNKNOWN_MEMBER_ID;
-        } else if (l->instance_id) {
-            m = lr_gci_static_member(g, l->instance_id);
-            if (!m)
-                e = LOGREP_ERR_UNKNOWN_MEMBER_ID;
-            else if (l->member_id && l->member_id[0] && strcmp(l->member_id, m->id) != 0)
-                e = LOGREP_ERR_FENCED_INSTANCE_ID;
-        } else if ((pi = lr_gci_pending_index(g, l->member_id)) < 0 &&
-                   !(m = lr_gci_member(g, l->member_id))) {
-            e = LOGREP_ERR_UNKNOWN_MEMBER_ID;
-        }
-        errors[i] = (int16_t)e;
-        if (e)
-            continue;
-        if (pi >= 0) {
-            lr_gci_pending_del(gc, g, (size_t)pi);
-            maybe_complete_join(gc, g, now_ms);
-        } else {
-            lr_gci_remove_member(gc, g, m, LOGREP_ERR_UNKNOWN_MEMBER_ID, now_ms);
-        }
-    }
-    return 0;
 }
