@@ -133,6 +133,26 @@ LR_CONF_PROP(LOG_CLEANER_TICK_BYTES, "logrep.cleaner.tick.bytes", LR_CONF_INT, 4
 LR_CONF_PROP(ELR_ENABLE, "eligible.leader.replicas.enable", LR_CONF_BOOL, 1, 0, 1, NULL, NULL,
     "Track Eligible Leader Replicas (KIP-966): replicas that left the ISR while it was below min.insync.replicas stay electable.")
 
+/* --- group coordinator (docs/groups.md) --- */
+LR_CONF_PROP(OFFSETS_TOPIC_NUM_PARTITIONS, "offsets.topic.num.partitions", LR_CONF_INT, 50, 1, 1000000, NULL, NULL,
+    "Partitions of __consumer_offsets; a group's coordinator leads partition abs(hashCode(group.id)) mod this.")
+LR_CONF_PROP(OFFSETS_TOPIC_REPLICATION_FACTOR, "offsets.topic.replication.factor", LR_CONF_INT, 3, 1, 32767, NULL, NULL,
+    "Replication factor of __consumer_offsets (capped by the live brokers when it is created).")
+LR_CONF_PROP(OFFSETS_RETENTION_MINUTES, "offsets.retention.minutes", LR_CONF_INT, 10080, 1, LR_I32MAX, NULL, NULL,
+    "Committed offsets of a group that stays empty this long are deleted (tombstones).")
+LR_CONF_PROP(OFFSETS_RETENTION_CHECK_INTERVAL_MS, "offsets.retention.check.interval.ms", LR_CONF_INT, 600000, 1, LR_I64MAX, NULL, NULL,
+    "How often the coordinator's tick looks for expired offsets.")
+LR_CONF_PROP(OFFSET_METADATA_MAX_BYTES, "offset.metadata.max.bytes", LR_CONF_INT, 4096, 0, LR_I32MAX, NULL, NULL,
+    "Largest metadata string of one committed offset (OFFSET_METADATA_TOO_LARGE above it).")
+LR_CONF_PROP(GROUP_INITIAL_REBALANCE_DELAY_MS, "group.initial.rebalance.delay.ms", LR_CONF_INT, 3000, 0, LR_I32MAX, NULL, NULL,
+    "How long the first rebalance of an empty group waits for more members (extended per new member, up to the rebalance timeout).")
+LR_CONF_PROP(GROUP_MIN_SESSION_TIMEOUT_MS, "group.min.session.timeout.ms", LR_CONF_INT, 6000, 0, LR_I32MAX, NULL, NULL,
+    "Smallest session.timeout.ms a member may ask for.")
+LR_CONF_PROP(GROUP_MAX_SESSION_TIMEOUT_MS, "group.max.session.timeout.ms", LR_CONF_INT, 1800000, 0, LR_I32MAX, NULL, NULL,
+    "Largest session.timeout.ms a member may ask for.")
+LR_CONF_PROP(GROUP_MAX_SIZE, "group.max.size", LR_CONF_INT, LR_I32MAX, 1, LR_I32MAX, NULL, NULL,
+    "Most members of one classic group.")
+
 /* --- node --- */
 LR_CONF_PROP(PROCESS_ROLES, "process.roles", LR_CONF_STR, 0, 0, 0, "broker,controller",
     "broker|controller|broker,controller|controller,broker", "Roles of this node.")
