@@ -296,7 +296,7 @@ enum {
 };
 
 /** The cleaner's state and counters for one log. */
-typedef struct logrep_log_cleaner_info {
+typedef struct logrep_log_cleaner_stats {
     int32_t compact;             /**< cleanup.policy includes compact */
     int32_t in_pass;             /**< a pass is under way: call logrep_log_clean() again */
     int64_t first_dirty_offset;  /**< below it the log is clean (cleaner-offset-checkpoint) */
@@ -311,7 +311,7 @@ typedef struct logrep_log_cleaner_info {
     int64_t last_pass_start_ms;  /**< host time the last completed pass began; -1 none */
     int64_t last_pass_end_ms;    /**< host time it ended; -1 none */
     uint64_t map_bytes;          /**< bytes of the key map held now (0 between passes) */
-} logrep_log_cleaner_info;
+} logrep_log_cleaner_stats;
 
 /** Log compaction, driven by the host: runs the cleaner for at most about
  *  `budget` bytes of segment reads (always at least one batch, so every
@@ -347,7 +347,7 @@ LOGREP_API logrep_err logrep_log_clean(logrep_log *log, int64_t now_ms, int64_t 
                                        uint64_t budget, int flags, int *more);
 
 /** Fills `out` with the cleaner's state. Never fails. */
-LOGREP_API void logrep_log_cleaner_info(const logrep_log *log, logrep_log_cleaner_info *out);
+LOGREP_API void logrep_log_cleaner_info(const logrep_log *log, logrep_log_cleaner_stats *out);
 
 /* ---- producer state (docs/storage.md, Producer state) ---- */
 
