@@ -790,7 +790,7 @@ LOGREP_API logrep_err logrep_log_clean(logrep_log *log, int64_t now_ms, int64_t 
     return err;
 }
 
-LOGREP_API void logrep_log_cleaner_info(const logrep_log *log, logrep_log_cleaner_info *out)
+LOGREP_API void logrep_log_cleaner_info(const logrep_log *log, logrep_log_cleaner_stats *out)
 {
     if (!out)
         return;
