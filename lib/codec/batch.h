@@ -30,4 +30,30 @@ void lr_batch_header_decode(const uint8_t *p, logrep_batch_header *h);
 /* Encodes h into 61 bytes (crc as given). */
 void lr_batch_header_encode(uint8_t *p, const logrep_batch_header *h);
 
+/* Sets the CRC of the whole batch at p (size bytes). */
+void lr_batch_set_crc(uint8_t *p, size_t size);
+
+struct lr_buf;
+struct lr_codec_cache;
+
+/* The log cleaner's rewrite of one batch (docs/storage.md, Compaction):
+ * appends to `out` a batch with orig's header fields (base offset,
+ * lastOffsetDelta, epoch, producer fields, codec, timestamp type) holding
+ * only recs[0..n), records read from that batch, in order, each keeping
+ * its offset delta, timestamp, key, value and headers. With horizon >= 0
+ * the delete-horizon bit is set and baseTimestamp is the horizon, record
+ * timestamps staying as they were (deltas relative to it); otherwise the
+ * base is the first record's timestamp. n == 0 writes Kafka's empty
+ * batch: the header only, no codec, recordCount 0, both timestamps the
+ * original maxTimestamp. `scratch` holds the uncompressed records of a
+ * compressed batch. Returns 0, LOGREP_ERR__LIMIT, __COMPRESSION, __NOMEM. */
+int lr_batch_rebuild(const logrep_batch_header *orig, const logrep_record *recs, size_t n,
+                     int64_t horizon, struct lr_buf *out, struct lr_buf *scratch,
+                     struct lr_codec_cache *cache);
+
+/* logrep_batch_reader_check(), also refusing a record without a key with
+ * LOGREP_ERR_INVALID_RECORD when need_keys (a compacted topic). */
+logrep_err lr_batch_reader_check_keys(logrep_batch_reader *r, const void *batch, size_t size,
+                                      int64_t *max_timestamp, int need_keys);
+
 #endif

@@ -284,3 +284,97 @@ LOGREP_API logrep_err logrep_batch_builder_finish(logrep_batch_builder *b, const
     *len = dst->len;
     return LOGREP_OK;
 }
+
+/* ---- the log cleaner's rewrite ---- */
+
+void lr_batch_set_crc(uint8_t *p, size_t size)
+{
+    lr_put_be32(p + LR_B_CRC,
+                logrep_crc32c(0, p + LOGREP_BATCH_CRC_START, size - LOGREP_BATCH_CRC_START));
+}
+
+/* One record as read from a batch, at new deltas; its headers are copied
+ * as encoded. */
+static int put_read_record(lr_buf *b, int64_t ts_delta, const logrep_record *r)
+{
+    uint64_t body = 1 + lr_varlong_size(ts_delta) + lr_varint_size(r->offset_delta);
+    body += lr_varint_size(r->key_len) + (r->key_len > 0 ? (uint64_t)r->key_len : 0);
+    body += lr_varint_size(r->value_len) + (r->value_len > 0 ? (uint64_t)r->value_len : 0);
+    body += lr_varint_size(r->header_count) + r->headers_size;
+    if (body > INT32_MAX)
+        return LOGREP_ERR__LIMIT;
+    int err = lr_buf_reserve(b, body + LR_VARINT_MAX);
+    if (err)
+        return err;
+    uint8_t *p = b->data + b->len;
+    p += lr_varint_put(p, (int32_t)body);
+    *p++ = 0;
+    p += lr_varlong_put(p, ts_delta);
+    p += lr_varint_put(p, r->offset_delta);
+    p = put_bytes(p, r->key, r->key_len);
+    p = put_bytes(p, r->value, r->value_len);
+    p += lr_varint_put(p, r->header_count);
+    if (r->headers_size)
+        memcpy(p, r->headers, r->headers_size);
+    p += r->headers_size;
+    b->len = (size_t)(p - b->data);
+    return LOGREP_OK;
+}
+
+/* The timestamp a record was written with (a LogAppendTime batch's
+ * readers see its maxTimestamp instead, which the rewrite keeps). */
+static int64_t written_ts(const logrep_batch_header *h, const logrep_record *r)
+{
+    return (int64_t)((uint64_t)h->base_timestamp + (uint64_t)r->timestamp_delta);
+}
+
+int lr_batch_rebuild(const logrep_batch_header *orig, const logrep_record *recs, size_t n,
+                     int64_t horizon, lr_buf *out, lr_buf *scratch, lr_codec_cache *cache)
+{
+    if (n > INT32_MAX)
+        return LOGREP_ERR__LIMIT;
+    logrep_batch_header h = *orig;
+    int codec = n ? orig->attributes & LOGREP_ATTR_COMPRESSION_MASK : LOGREP_COMPRESSION_NONE;
+    int lat = orig->attributes & LOGREP_ATTR_LOG_APPEND_TIME;
+    h.attributes = (int16_t)((orig->attributes & (LOGREP_ATTR_LOG_APPEND_TIME |
+                                                  LOGREP_ATTR_TRANSACTIONAL | LOGREP_ATTR_CONTROL)) |
+                             codec | (n && horizon >= 0 ? LOGREP_ATTR_DELETE_HORIZON : 0));
+    h.record_count = (int32_t)n;
+    h.magic = 2;
+    h.base_timestamp = h.max_timestamp = orig->max_timestamp;
+    if (n) {
+        h.base_timestamp = horizon >= 0 ? horizon : written_ts(orig, &recs[0]);
+        if (!lat) {
+            h.max_timestamp = written_ts(orig, &recs[0]);
+            for (size_t i = 1; i < n; i++)
+                if (written_ts(orig, &recs[i]) > h.max_timestamp)
+                    h.max_timestamp = written_ts(orig, &recs[i]);
+        }
+    }
+    size_t start = out->len;
+    int err = lr_buf_reserve(out, LR_B_RECORDS);
+    if (err)
+        return err;
+    out->len += LR_B_RECORDS;
+    lr_buf *dst = out;
+    if (codec != LOGREP_COMPRESSION_NONE) {
+        lr_buf_clear(scratch);
+        dst = scratch;
+    }
+    for (size_t i = 0; i < n && !err; i++) {
+        int64_t delta = (int64_t)((uint64_t)written_ts(orig, &recs[i]) - (uint64_t)h.base_timestamp);
+        err = put_read_record(dst, delta, &recs[i]);
+    }
+    if (!err && codec != LOGREP_COMPRESSION_NONE)
+        err = lr_compress(codec, 0, scratch->data, scratch->len, out, cache);
+    if (!err && out->len - start - LOGREP_LOG_OVERHEAD > INT32_MAX)
+        err = LOGREP_ERR__LIMIT;
+    if (err) {
+        out->len = start;
+        return err;
+    }
+    h.batch_length = (int32_t)(out->len - start - LOGREP_LOG_OVERHEAD);
+    lr_batch_header_encode(out->data + start, &h);
+    lr_batch_set_crc(out->data + start, out->len - start);
+    return LOGREP_OK;
+}

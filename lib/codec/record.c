@@ -259,6 +259,12 @@ LOGREP_API logrep_err logrep_batch_reader_validate(logrep_batch_reader *r)
 LOGREP_API logrep_err logrep_batch_reader_check(logrep_batch_reader *r, const void *batch,
                                                 size_t size, int64_t *max_timestamp)
 {
+    return lr_batch_reader_check_keys(r, batch, size, max_timestamp, 0);
+}
+
+logrep_err lr_batch_reader_check_keys(logrep_batch_reader *r, const void *batch, size_t size,
+                                      int64_t *max_timestamp, int need_keys)
+{
     if (!r || !batch || size < LOGREP_BATCH_HEADER_SIZE)
         return LOGREP_ERR__INVALID_ARG;
     r->open = 0;
@@ -270,13 +276,20 @@ LOGREP_API logrep_err logrep_batch_reader_check(logrep_batch_reader *r, const vo
     logrep_err err = open_records(r, batch, size, &h);
     int64_t max_ts = -1;
     logrep_record rec;
-    while (!err && (err = logrep_batch_reader_next(r, &rec)) == LOGREP_OK)
+    int keyless = 0;
+    while (!err && (err = logrep_batch_reader_next(r, &rec)) == LOGREP_OK) {
         if (rec.timestamp > max_ts)
             max_ts = rec.timestamp;
-    if (err == LOGREP_ERR__END)
+        keyless |= need_keys && !rec.key;
+    }
+    if (err == LOGREP_ERR__END && keyless) {
+        fail(r, LOGREP_ERR_INVALID_RECORD, "compacted topic cannot accept a record without key");
+        err = LOGREP_ERR_INVALID_RECORD;
+    } else if (err == LOGREP_ERR__END) {
         err = LOGREP_OK;
-    else if (err != LOGREP_ERR__NOMEM)
+    } else if (err != LOGREP_ERR__NOMEM && err != LOGREP_ERR_INVALID_RECORD) {
         err = r->bad_delta ? LOGREP_ERR_INVALID_RECORD : LOGREP_ERR_CORRUPT_MESSAGE;
+    }
     r->open = 0;
     if (r->dbuf.cap > LR_CHECK_KEEP_BYTES)
         lr_buf_free(&r->dbuf);

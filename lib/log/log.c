@@ -53,8 +53,13 @@ static logrep_err parse_dir_name(logrep_log *log)
     return LOGREP_OK;
 }
 
-static void read_conf(logrep_log *log, const logrep_conf *conf)
+static logrep_err read_conf(logrep_log *log, const logrep_conf *conf)
 {
+    lr_clean_conf cc;
+    logrep_err err = lr_clean_conf_read(conf, &cc);
+    if (err)
+        return err;
+    log->cc = cc;
     log->seg_bytes = lr_conf_int(conf, LR_CONF_SEGMENT_BYTES);
     log->seg_ms = lr_conf_int(conf, LR_CONF_SEGMENT_MS);
     log->seg_jitter_ms = lr_conf_int(conf, LR_CONF_SEGMENT_JITTER_MS);
@@ -75,10 +80,12 @@ static void read_conf(logrep_log *log, const logrep_conf *conf)
     log->ckpt_interval_ms = lr_conf_int(conf, LR_CONF_LOG_FLUSH_OFFSET_CHECKPOINT_INTERVAL_MS);
     log->log_append_time = strcmp(lr_conf_str(conf, LR_CONF_MESSAGE_TIMESTAMP_TYPE),
                                   "LogAppendTime") == 0;
+    return LOGREP_OK;
 }
 
 static void log_free(logrep_log *log)
 {
+    lr_clean_release(log, 0);
     for (size_t i = 0; i < log->nsegs; i++)
         lr_seg_close_files(log, &log->segs[i]);
     if (log->segs)
@@ -96,8 +103,7 @@ LOGREP_API logrep_err logrep_log_reconfigure(logrep_log *log, const logrep_conf 
 {
     if (!log || !conf)
         return LOGREP_ERR__INVALID_ARG;
-    read_conf(log, conf);
-    return LOGREP_OK;
+    return read_conf(log, conf);
 }
 
 LOGREP_API logrep_err logrep_log_open(const logrep_conf *conf, const logrep_storage *st,
@@ -115,7 +121,11 @@ LOGREP_API logrep_err logrep_log_open(const logrep_conf *conf, const logrep_stor
     log->alloc = *a;
     log->logger = lr_conf_log(conf);
     log->st = st;
-    read_conf(log, conf);
+    log->clean_first_dirty = -1;
+    if (read_conf(log, conf)) {
+        lr_free(a, log, sizeof *log);
+        return LOGREP_ERR__INVALID_ARG;
+    }
     log->first_unflushed_ms = -1;
     log->fail_log_ms = -1;
     log->last_ckpt_ms = now_ms;
@@ -330,7 +340,12 @@ static int should_roll(logrep_log *log, uint64_t len, int64_t max_ts, int64_t la
     if (s->size > (uint64_t)log->seg_bytes - len)
         return 1;
     int64_t waited = s->roll_ts >= 0 ? max_ts - s->roll_ts : now_ms - s->created_ms;
-    if (waited > log->seg_ms - log->seg_jitter_ms)
+    /* Kafka's LogConfig.maxSegmentMs: a compacted log's records wait at
+     * most max.compaction.lag.ms in the active segment. */
+    int64_t seg_ms = log->seg_ms;
+    if (log->cc.compact && log->cc.max_lag_ms < seg_ms)
+        seg_ms = log->cc.max_lag_ms;
+    if (waited > seg_ms - log->seg_jitter_ms)
         return 1;
     return s->oi.entries >= log->oi_max || s->ti.entries + 1 >= log->ti_max;
 }
@@ -393,7 +408,12 @@ static logrep_err validate(logrep_log *log, uint8_t *wbuf, const uint8_t *buf, s
             return LOGREP_ERR_MESSAGE_TOO_LARGE;
         logrep_batch_header h;
         lr_batch_header_decode(buf + pos, &h);
-        if (h.record_count <= 0 || h.last_offset_delta != h.record_count - 1)
+        /* A compacted leader's batches may hold fewer records than
+         * offsets, even none (docs/storage.md, Compaction): a follower
+         * takes them as they are. */
+        if (wbuf ? h.record_count <= 0 || h.last_offset_delta != h.record_count - 1
+                 : h.record_count < 0 || h.last_offset_delta < 0 ||
+                       (int64_t)h.record_count > (int64_t)h.last_offset_delta + 1)
             return LOGREP_ERR_INVALID_RECORD;
         if (wbuf) {
             if (next > INT64_MAX - h.record_count)
@@ -401,7 +421,8 @@ static logrep_err validate(logrep_log *log, uint8_t *wbuf, const uint8_t *buf, s
             /* LogValidator: every record is read before anything is
              * written, so a corrupt inside never reaches a replica. */
             int64_t rec_max;
-            if ((err = logrep_batch_reader_check(log->rd, buf + pos, size, &rec_max)))
+            if ((err = lr_batch_reader_check_keys(log->rd, buf + pos, size, &rec_max,
+                                                  log->cc.compact)))
                 return err;
             logrep_batch_stamp(wbuf + pos, size, next, epoch);
             restamp_time(wbuf + pos, size, log->log_append_time, now_ms, rec_max, &h);
@@ -823,6 +844,7 @@ static logrep_err set_epochs_end(logrep_log *log, int64_t end)
 
 static logrep_err remove_segment(logrep_log *log, size_t i)
 {
+    lr_clean_touch(log, log->segs[i].base);
     logrep_err err = lr_seg_delete_files(log, &log->segs[i]);
     memmove(&log->segs[i], &log->segs[i + 1], (log->nsegs - i - 1) * sizeof *log->segs);
     log->nsegs--;
@@ -838,6 +860,15 @@ LOGREP_API logrep_err logrep_log_truncate(logrep_log *log, int64_t offset)
     logrep_err err = LOGREP_OK;
     if (offset >= log->leo)
         return set_epochs_end(log, offset);
+    lr_clean_touch(log, offset);
+    if (log->clean_first_dirty > offset) {
+        /* What is written from there on is dirty (Kafka's
+         * maybeTruncateCheckpoint); a crash before this write only leaves
+         * those records uncompared with older ones until a later pass. */
+        log->clean_first_dirty = offset;
+        if ((err = lr_clean_checkpoint(log)))
+            return err;
+    }
     if (offset <= log->log_start) {
         while (log->nsegs && !err)
             err = remove_segment(log, log->nsegs - 1);
@@ -929,9 +960,9 @@ LOGREP_API logrep_err logrep_log_retention_upto(logrep_log *log, int64_t now_ms,
     int32_t n = 0;
     while (log->nsegs > 1 && !err) {
         lr_segment *s = &log->segs[0];
-        int by_time = log->retention_ms >= 0 && s->max_ts >= 0 &&
+        int by_time = log->cc.del && log->retention_ms >= 0 && s->max_ts >= 0 &&
                       now_ms - s->max_ts > log->retention_ms;
-        int by_size = log->retention_bytes >= 0 &&
+        int by_size = log->cc.del && log->retention_bytes >= 0 &&
                       total - s->size >= (uint64_t)log->retention_bytes &&
                       total > (uint64_t)log->retention_bytes;
         int by_start = log->segs[1].base <= log->log_start;
@@ -1034,6 +1065,7 @@ LOGREP_API logrep_err logrep_log_close(logrep_log *log)
     if (!log)
         return LOGREP_OK;
     logrep_err err = log->failed;
+    lr_clean_release(log, 1);
     if (!err) {
         lr_segment *s = active(log);
         int64_t before = s->ti.entries;

@@ -9,6 +9,7 @@
 #include <logrep/log.h>
 #include <logrep/storage.h>
 #include "base/alloc.h"
+#include "base/buf.h"
 #include "base/log.h"
 
 #define LR_PATH_MAX 4096
@@ -156,6 +157,23 @@ typedef struct lr_segment {
     uint8_t dirty;           /* written since the last sync */
 } lr_segment;
 
+/* ---- compaction (cleaner.c, keymap.c; docs/storage.md, Compaction) ---- */
+
+/* The properties of cleanup.policy and the cleaner, parsed. */
+typedef struct lr_clean_conf {
+    int del, compact;       /* cleanup.policy words */
+    double min_dirty_ratio;
+    int64_t min_lag_ms, max_lag_ms, delete_retention_ms, dedupe_bytes;
+} lr_clean_conf;
+
+/* Counters of logrep_log_cleaner_info(). */
+typedef struct lr_clean_stats {
+    uint64_t passes, passes_aborted, bytes_read, bytes_written, records_removed;
+    int64_t last_start_ms, last_end_ms;
+} lr_clean_stats;
+
+typedef struct lr_clean_pass lr_clean_pass;
+
 struct logrep_log {
     lr_alloc alloc;
     lr_log logger;
@@ -169,7 +187,8 @@ struct logrep_log {
     int64_t retention_bytes, retention_ms, flush_messages, flush_ms, max_message_bytes;
     int64_t pid_expiration_ms, ckpt_interval_ms;
     int log_append_time;
-    logrep_batch_reader *rd; /* leader-side record validation */
+    logrep_batch_reader *rd; /* leader-side record validation; the cleaner's reads */
+    lr_clean_conf cc;
 
     lr_segment *segs;
     size_t nsegs, segs_cap;
@@ -189,6 +208,10 @@ struct logrep_log {
     uint8_t topic_id[16];
     int has_topic_id;
     logrep_log_recovery rec;
+
+    int64_t clean_first_dirty; /* cleaner-offset-checkpoint; -1 none */
+    lr_clean_pass *pass;       /* a cleaning pass under way, or NULL */
+    lr_clean_stats cstats;
 };
 
 /* Builds "dir/<20 digits><suffix>" or "dir/name" into buf[LR_PATH_MAX]. */
@@ -225,6 +248,11 @@ logrep_err lr_seg_truncate_at(logrep_log *log, lr_segment *s, uint64_t pos, int6
  * offsets from min_offset), rebuilding both indexes, feeding the epoch
  * cache; cuts an invalid tail. *cut receives the bytes removed. */
 logrep_err lr_seg_recover(logrep_log *log, lr_segment *s, int64_t min_offset, uint64_t *cut);
+/* Index bookkeeping for one batch at pos into buffers (a segment being
+ * rebuilt or written elsewhere than its files). */
+logrep_err lr_seg_index_batch_buf(logrep_log *log, lr_segment *s, uint64_t pos,
+                                  const logrep_batch_header *h, uint64_t size, lr_buf *oib,
+                                  lr_buf *tib);
 /* Loads next_offset and max timestamp of a closed segment from its
  * indexes and a short header scan. __CORRUPT when they disagree with the
  * data (the caller recovers the segment). */
@@ -248,6 +276,8 @@ logrep_err lr_ti_lookup(logrep_log *log, lr_segment *s, int64_t target, int64_t 
 logrep_err lr_ti_maybe_append(logrep_log *log, lr_segment *s, int64_t ts, int64_t offset);
 
 /* recover.c */
+/* A segment that holds nothing yet, its files not opened. */
+void lr_seg_init(lr_segment *s, int64_t base, int64_t now_ms);
 logrep_err lr_log_load(logrep_log *log, int64_t now_ms);
 logrep_err lr_log_new_segment(logrep_log *log, int64_t base, int64_t now_ms);
 logrep_err lr_log_write_epochs(logrep_log *log);
@@ -257,5 +287,41 @@ logrep_err lr_log_write_snapshot(logrep_log *log, int64_t offset);
 logrep_err lr_log_rebuild_producers(logrep_log *log, int64_t now_ms);
 /* Replays producer state from batch headers in [from, leo). */
 logrep_err lr_log_replay_producers(logrep_log *log, int64_t from);
+
+/* cleaner.c. The cleaner's files in the partition directory: the first
+ * dirty offset, and the group a swap replaces ("<base> <end>": segments
+ * with bases in [base, end) give way to <base>.log.swap). */
+#define LR_CLEANER_CKPT "cleaner-offset-checkpoint"
+#define LR_SWAP_MARKER "cleaner-swap"
+/* cleanup.policy and the cleaner's properties; __INVALID_ARG for a word
+ * that is neither delete nor compact, or a ratio outside 0..1. */
+logrep_err lr_clean_conf_read(const logrep_conf *conf, lr_clean_conf *out);
+/* Data at and above `offset` is being removed (truncation, retention,
+ * log start): a pass that read it is aborted. */
+void lr_clean_touch(logrep_log *log, int64_t offset);
+/* Ends a pass under way, removing its temporary files; counted. */
+void lr_clean_abort(logrep_log *log);
+/* Frees a pass under way (close: removing its files; abandon: not). */
+void lr_clean_release(logrep_log *log, int remove_files);
+/* Writes the cleaner checkpoint when the log has one. */
+logrep_err lr_clean_checkpoint(logrep_log *log);
+
+/* keymap.c: key hash (XXH3-128) -> latest offset, open addressing in one
+ * fixed block of 24-byte slots, filled to LR_KEYMAP_LOAD at most. */
+#define LR_KEYMAP_SLOT 24
+#define LR_KEYMAP_LOAD 0.9
+typedef struct lr_keymap {
+    uint8_t *slots;
+    size_t nslots, used, max_used;
+    int64_t last_offset; /* the last offset put; -1 none */
+} lr_keymap;
+/* Slots for `keys` keys at the load factor, within `max_bytes`. */
+size_t lr_keymap_slots_for(uint64_t keys, uint64_t max_bytes);
+logrep_err lr_keymap_init(lr_keymap *m, const lr_alloc *a, size_t nslots);
+void lr_keymap_free(lr_keymap *m, const lr_alloc *a);
+/* 0 stored; 1 full (a new key and no room: nothing stored). */
+int lr_keymap_put(lr_keymap *m, const void *key, size_t len, int64_t offset);
+/* The offset stored for the key, -1 when absent. */
+int64_t lr_keymap_get(const lr_keymap *m, const void *key, size_t len);
 
 #endif

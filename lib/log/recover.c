@@ -13,6 +13,7 @@ typedef struct dir_scan {
     logrep_log *log;
     lr_buf files;   /* (int64 base, int kind) pairs */
     lr_buf junk;    /* NUL-terminated names to remove */
+    lr_buf swaps;   /* NUL-terminated names ending in .swap */
     logrep_err err;
 } dir_scan;
 
@@ -59,6 +60,8 @@ static int on_entry(void *ctx, const char *name)
     } else if (ends_with(name, ".tmp") || ends_with(name, ".deleted") ||
                ends_with(name, ".cleaned")) {
         ds->err = lr_buf_append(&ds->junk, name, strlen(name) + 1);
+    } else if (ends_with(name, ".swap")) {
+        ds->err = lr_buf_append(&ds->swaps, name, strlen(name) + 1);
     }
     return ds->err ? 1 : 0;
 }
@@ -165,7 +168,7 @@ static logrep_err segs_reserve(logrep_log *log, size_t n)
     return LOGREP_OK;
 }
 
-static void seg_init(lr_segment *s, int64_t base, int64_t now_ms)
+void lr_seg_init(lr_segment *s, int64_t base, int64_t now_ms)
 {
     memset(s, 0, sizeof *s);
     s->base = s->next_offset = base;
@@ -181,7 +184,7 @@ logrep_err lr_log_new_segment(logrep_log *log, int64_t base, int64_t now_ms)
     if (err)
         return err;
     lr_segment *s = &log->segs[log->nsegs];
-    seg_init(s, base, now_ms);
+    lr_seg_init(s, base, now_ms);
     if ((err = lr_seg_open_log(log, s, 1)))
         return err;
     /* A leftover file of that name belongs to nothing: start empty. */
@@ -335,22 +338,131 @@ static logrep_err load_producers(logrep_log *log, const dir_file *files, size_t 
     return lr_log_replay_producers(log, from);
 }
 
+static void scan_free(dir_scan *ds)
+{
+    lr_buf_free(&ds->files);
+    lr_buf_free(&ds->junk);
+    lr_buf_free(&ds->swaps);
+}
+
+static logrep_err scan_dir(logrep_log *log, dir_scan *ds)
+{
+    memset(ds, 0, sizeof *ds);
+    ds->log = log;
+    lr_buf_init(&ds->files, &log->alloc);
+    lr_buf_init(&ds->junk, &log->alloc);
+    lr_buf_init(&ds->swaps, &log->alloc);
+    logrep_err err = log->st->list(log->st->ctx, log->dir, on_entry, ds);
+    if (ds->err)
+        return ds->err;
+    return err ? lr_log_io(log, err) : LOGREP_OK;
+}
+
+/* Next offset of a segment file read header by header (a swap segment
+ * written without the cleaner's marker). */
+static int64_t file_next_offset(logrep_log *log, const char *path, int64_t base)
+{
+    logrep_file *f;
+    int64_t next = base;
+    if (log->st->open(log->st->ctx, path, LOGREP_OPEN_READ, &f))
+        return next;
+    uint64_t size = 0, pos = 0;
+    log->st->size(log->st->ctx, f, &size);
+    uint8_t b[LOGREP_BATCH_HEADER_SIZE];
+    size_t n;
+    while (pos + sizeof b <= size &&
+           log->st->read(log->st->ctx, f, pos, b, sizeof b, &n) == LOGREP_OK && n == sizeof b) {
+        logrep_batch_header h;
+        if (logrep_batch_header_parse(b, sizeof b, &h) == LOGREP_ERR__CORRUPT ||
+            h.magic != 2 || h.last_offset_delta < 0)
+            break;
+        next = logrep_batch_last_offset(&h) + 1;
+        pos += (uint64_t)h.batch_length + LOGREP_LOG_OVERHEAD;
+    }
+    log->st->close(log->st->ctx, f);
+    return next;
+}
+
+/* Kafka's LogLoader for a crash inside a cleaner's swap: a <base>.log.swap
+ * is a committed cleaning of the segments with bases in [base, end) (end
+ * from the cleaner-swap marker, else the swap's own next offset, Kafka's
+ * rule): those go and the swap takes their place. Index swaps without
+ * their .log.swap were never committed and go. */
+static logrep_err complete_swaps(logrep_log *log, const dir_scan *ds)
+{
+    char *text;
+    size_t len, alen;
+    long long mbase = -1, mend = -1;
+    logrep_err err = read_small(log, LR_SWAP_MARKER, &text, &len, &alen);
+    if (err && err != LOGREP_ERR__CORRUPT)
+        return err;
+    if (!err && text) {
+        if (sscanf(text, "%lld %lld", &mbase, &mend) != 2)
+            mbase = mend = -1;
+        lr_free(&log->alloc, text, alen);
+    }
+    const dir_file *files = (const dir_file *)ds->files.data;
+    size_t nfiles = ds->files.len / sizeof(dir_file);
+    const char *names = (const char *)ds->swaps.data;
+    for (size_t off = 0; off < ds->swaps.len; off += strlen(names + off) + 1) {
+        const char *name = names + off;
+        int64_t base;
+        char real[32];
+        if (strlen(name) != 29 || strcmp(name + 20, ".log.swap") != 0)
+            continue;
+        memcpy(real, name, 24);
+        real[24] = 0;
+        if (parse_name(real, &base) != K_LOG)
+            continue;
+        char path[LR_PATH_MAX], to[LR_PATH_MAX];
+        lr_log_path(log, name, path);
+        int64_t end = base == mbase ? (int64_t)mend : file_next_offset(log, path, base);
+        static const char *const sfx[] = {".log", ".index", ".timeindex", ".txnindex"};
+        for (size_t i = 0; i < nfiles; i++)
+            if (files[i].kind <= K_TXNINDEX && files[i].base >= base &&
+                (files[i].base < end || files[i].base == base)) {
+                lr_log_seg_path(log, files[i].base, sfx[files[i].kind], to);
+                if ((err = log->st->remove(log->st->ctx, to)) && err != LOGREP_ERR__NOENT)
+                    return lr_log_io(log, err);
+                log->rec.files_removed++;
+            }
+        for (int k = 2; k >= 0; k--) {
+            char sw[32];
+            snprintf(sw, sizeof sw, "%s.swap", sfx[k]);
+            lr_log_seg_path(log, base, sw, path);
+            lr_log_seg_path(log, base, sfx[k], to);
+            err = log->st->rename(log->st->ctx, path, to);
+            if (err && (k == 0 || err != LOGREP_ERR__NOENT))
+                return lr_log_io(log, err);
+        }
+        LR_LOG(&log->logger, LOGREP_LOG_WARN, "log",
+               "%s: completed the cleaner's swap of segments %lld..%lld into %020lld", log->dir,
+               (long long)base, (long long)end, (long long)base);
+    }
+    /* What is left are index swaps whose .log.swap never came. */
+    for (size_t off = 0; off < ds->swaps.len; off += strlen(names + off) + 1) {
+        char path[LR_PATH_MAX];
+        lr_log_path(log, names + off, path);
+        if (log->st->remove(log->st->ctx, path) == LOGREP_OK)
+            log->rec.files_removed++;
+    }
+    if (log->st->sync_dir && (err = log->st->sync_dir(log->st->ctx, log->dir)))
+        return lr_log_io(log, err);
+    char path[LR_PATH_MAX];
+    lr_log_path(log, LR_SWAP_MARKER, path);
+    log->st->remove(log->st->ctx, path);
+    return LOGREP_OK;
+}
+
 logrep_err lr_log_rebuild_producers(logrep_log *log, int64_t now_ms)
 {
-    dir_scan ds = {log, {0}, {0}, LOGREP_OK};
-    lr_buf_init(&ds.files, &log->alloc);
-    lr_buf_init(&ds.junk, &log->alloc);
-    logrep_err err = log->st->list(log->st->ctx, log->dir, on_entry, &ds);
-    if (ds.err)
-        err = ds.err;
-    else if (err)
-        err = lr_log_io(log, err);
+    dir_scan ds;
+    logrep_err err = scan_dir(log, &ds);
     lr_pstate_clear(&log->ps);
     if (!err)
         err = load_producers(log, (const dir_file *)ds.files.data,
                              ds.files.len / sizeof(dir_file), now_ms);
-    lr_buf_free(&ds.files);
-    lr_buf_free(&ds.junk);
+    scan_free(&ds);
     return err;
 }
 
@@ -358,7 +470,7 @@ static void delete_rest(logrep_log *log, const int64_t *bases, size_t from, size
 {
     for (size_t j = from; j < n; j++) {
         lr_segment tmp;
-        seg_init(&tmp, bases[j], -1);
+        lr_seg_init(&tmp, bases[j], -1);
         lr_seg_delete_files(log, &tmp);
         log->rec.segments_deleted++;
     }
@@ -379,7 +491,7 @@ static logrep_err load_segments(logrep_log *log, int64_t *bases, size_t n, int64
         first_recover = 0;
     for (size_t i = 0; i < n; i++) {
         lr_segment *s = &log->segs[log->nsegs];
-        seg_init(s, bases[i], -1);
+        lr_seg_init(s, bases[i], -1);
         log->nsegs++;
         int64_t min_offset = i ? log->segs[log->nsegs - 2].next_offset : bases[i];
         if (i < first_recover) {
@@ -433,16 +545,17 @@ static logrep_err load_segments(logrep_log *log, int64_t *bases, size_t n, int64
 
 logrep_err lr_log_load(logrep_log *log, int64_t now_ms)
 {
-    dir_scan ds = {log, {0}, {0}, LOGREP_OK};
-    lr_buf_init(&ds.files, &log->alloc);
-    lr_buf_init(&ds.junk, &log->alloc);
+    dir_scan ds;
     int64_t *bases = NULL;
     size_t nbases = 0;
-    logrep_err err = log->st->list(log->st->ctx, log->dir, on_entry, &ds);
-    if (ds.err)
-        err = ds.err;
-    else if (err)
-        err = lr_log_io(log, err);
+    logrep_err err = scan_dir(log, &ds);
+    if (!err && ds.swaps.len) {
+        /* A cleaner's swap was under way: finish it, then look again. */
+        err = complete_swaps(log, &ds);
+        scan_free(&ds);
+        if (!err)
+            err = scan_dir(log, &ds);
+    }
     const dir_file *files = (const dir_file *)ds.files.data;
     size_t nfiles = ds.files.len / sizeof(dir_file);
     /* Temporary files of interrupted checkpoint writes and deletions. */
@@ -474,6 +587,8 @@ logrep_err lr_log_load(logrep_log *log, int64_t now_ms)
     int64_t rp = -1, start = -1;
     if (!err)
         err = read_checkpoints(log, &rp, &start);
+    if (!err)
+        err = read_offset_ckpt(log, LR_CLEANER_CKPT, &log->clean_first_dirty);
     log->rec.recovery_point = rp < 0 ? 0 : rp;
     if (!err)
         err = load_segments(log, bases, nbases, rp < 0 ? 0 : rp);
@@ -533,7 +648,6 @@ logrep_err lr_log_load(logrep_log *log, int64_t now_ms)
                log->rec.segments_recovered);
     if (bases)
         lr_free(&log->alloc, bases, nfiles * sizeof *bases);
-    lr_buf_free(&ds.files);
-    lr_buf_free(&ds.junk);
+    scan_free(&ds);
     return err;
 }

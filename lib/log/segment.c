@@ -198,6 +198,13 @@ logrep_err lr_seg_index_batch(logrep_log *log, lr_segment *s, uint64_t pos,
     return index_rule(log, s, pos, h, size, NULL, NULL);
 }
 
+logrep_err lr_seg_index_batch_buf(logrep_log *log, lr_segment *s, uint64_t pos,
+                                  const logrep_batch_header *h, uint64_t size, lr_buf *oib,
+                                  lr_buf *tib)
+{
+    return index_rule(log, s, pos, h, size, oib, tib);
+}
+
 logrep_err lr_seg_final_time_entry(logrep_log *log, lr_segment *s)
 {
     return lr_ti_maybe_append(log, s, s->max_ts, s->max_ts_offset);
