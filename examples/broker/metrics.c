@@ -121,10 +121,8 @@ void metrics_write(FILE *o, const broker_metrics *m, const logrep_node *node, in
       "Records and tombstones compaction removed.", "counter", st.cleaner_records_removed);
     G("logrep_log_cleaner_last_pass_ms", "Duration of the most recent cleaning pass.", "gauge",
       st.cleaner_last_pass_ms);
-    fprintf(o, "# HELP logrep_log_cleaner_max_dirty_ratio Dirty share of the dirtiest compacted partition.
-"
-               "# TYPE logrep_log_cleaner_max_dirty_ratio gauge
-"
+    fprintf(o, "# HELP logrep_log_cleaner_max_dirty_ratio Dirty share of the dirtiest compacted partition.\n"
+               "# TYPE logrep_log_cleaner_max_dirty_ratio gauge\n"
                "logrep_log_cleaner_max_dirty_ratio{node=\"%d\"} %g\n", (int)id,
             st.cleaner_max_dirty_ratio);
     G("logrep_node_is_controller", "1 when this node is the controller.", "gauge",
