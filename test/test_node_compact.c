@@ -119,6 +119,7 @@ Test(node_compact, replicas_clean_on_the_tick_and_consumers_read_the_last_values
     extra_conf = cleaner_conf;
     setup(&w, 3);
     extra_conf = NULL;
+    run(&w, 1000); /* the brokers register */
     static const char *const cfg[] = {"cleanup.policy", "compact", "segment.bytes", "1024",
                                       "min.cleanable.dirty.ratio", "0.01", NULL};
     create_topic_with(&w, 1, "cmp", 1, 3, cfg);
@@ -209,6 +210,7 @@ Test(node_compact, delete_policy_is_never_compacted)
     extra_conf = cleaner_conf;
     setup(&w, 1);
     extra_conf = NULL;
+    run(&w, 1000);
     static const char *const cfg[] = {"segment.bytes", "1024", "min.cleanable.dirty.ratio",
                                       "0.01", NULL};
     create_topic_with(&w, 1, "del", 1, 1, cfg);
