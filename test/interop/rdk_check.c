@@ -66,13 +66,12 @@ static int dump(int argc, char **argv)
         return 2;
     }
     int32_t part = atoi(argv[4]);
-    rd_kafka_topic_partition_list_t *tp = rd_kafka_topic_partition_list_new(1);
-    rd_kafka_topic_partition_list_add(tp, argv[3], part)->offset = RD_KAFKA_OFFSET_BEGINNING;
-    int rc = rd_kafka_assign(rk, tp) ? 2 : 1;
-    rd_kafka_topic_partition_list_destroy(tp);
+    /* The simple consumer (no group), as the suite's other reads. */
+    rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, argv[3], NULL);
+    int rc = rkt && rd_kafka_consume_start(rkt, part, RD_KAFKA_OFFSET_BEGINNING) == 0 ? 1 : 2;
     int64_t deadline = kc_now_us() + 30000000;
     while (rc == 1 && kc_now_us() < deadline) {
-        rd_kafka_message_t *m = rd_kafka_consumer_poll(rk, 200);
+        rd_kafka_message_t *m = rd_kafka_consume(rkt, part, 200);
         if (!m)
             continue;
         if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF)
@@ -89,7 +88,10 @@ static int dump(int argc, char **argv)
         }
         rd_kafka_message_destroy(m);
     }
-    rd_kafka_consumer_close(rk);
+    if (rkt) {
+        rd_kafka_consume_stop(rkt, part);
+        rd_kafka_topic_destroy(rkt);
+    }
     rd_kafka_destroy(rk);
     return rc;
 }
