@@ -493,7 +493,8 @@ static void ct_random(uint32_t seed, const char *dedupe, uint64_t budget)
                     logrep_log_segment_count(log));
         ct_check_partial(log, &m, "step");
     }
-    (void)aborts;
+    if (getenv("CT_DEBUG"))
+        fprintf(stderr, "seed %u: %d aborts\n", seed, aborts);
     /* Everything cleanable, cleaned: exactly the latest record per key. */
     cr_assert_eq(logrep_log_roll(log, now), 0);
     ct_clean(log, now, INT64_MAX, budget, LOGREP_CLEAN_FORCE);

@@ -61,13 +61,17 @@ typedef struct logrep_log_recovery {
  *  Properties read from conf: segment.bytes, segment.ms, segment.index.bytes,
  *  index.interval.bytes, retention.bytes, retention.ms, flush.messages,
  *  flush.ms, max.message.bytes, message.timestamp.type,
- *  producer.id.expiration.ms, log.flush.offset.checkpoint.interval.ms.
+ *  producer.id.expiration.ms, log.flush.offset.checkpoint.interval.ms,
+ *  cleanup.policy, min.cleanable.dirty.ratio, min.compaction.lag.ms,
+ *  max.compaction.lag.ms, delete.retention.ms, log.cleaner.dedupe.buffer.size.
  *
  *  Ownership: `storage` is borrowed and must outlive the log; `dir` is
  *  copied. @return LOGREP_OK, LOGREP_ERR__UNSUPPORTED (storage version or
  *  required method missing), LOGREP_ERR__CORRUPT (a checkpoint or
  *  partition.metadata is malformed: the log is not opened, as Kafka
- *  refuses it), storage errors. */
+ *  refuses it), LOGREP_ERR__INVALID_ARG (a cleanup.policy word other than
+ *  delete and compact, a min.cleanable.dirty.ratio outside 0..1), storage
+ *  errors. */
 LOGREP_API logrep_err logrep_log_open(const logrep_conf *conf, const logrep_storage *storage,
                                       const char *dir, int64_t now_ms, logrep_log **out);
 
@@ -114,13 +118,15 @@ typedef struct logrep_log_append_info {
  *  the batches would not fit (segment.bytes, segment.ms, full index, offset
  *  range); flushes when flush.messages is reached.
  *  Validation: every batch must verify (magic 2, length, CRC), hold
- *  lastOffsetDelta + 1 == recordCount > 0, fit max.message.bytes.
+ *  lastOffsetDelta + 1 == recordCount > 0, fit max.message.bytes, and
+ *  with cleanup.policy compact hold no record without a key.
  *  Ownership: buf is borrowed for the call.
  *  @return LOGREP_OK; LOGREP_ERR_CORRUPT_MESSAGE (a batch fails to verify,
  *  or trailing bytes); LOGREP_ERR_UNSUPPORTED_FOR_MESSAGE_FORMAT (magic
  *  0/1); LOGREP_ERR_MESSAGE_TOO_LARGE; LOGREP_ERR_RECORD_LIST_TOO_LARGE
  *  (larger than segment.bytes); LOGREP_ERR_INVALID_RECORD (count and
- *  lastOffsetDelta disagree); LOGREP_ERR__INVALID_ARG (negative epoch,
+ *  lastOffsetDelta disagree, a keyless record on a compacted topic);
+ *  LOGREP_ERR__INVALID_ARG (negative epoch,
  *  empty buffer); storage errors. */
 LOGREP_API logrep_err logrep_log_append_leader(logrep_log *log, void *buf, size_t len,
                                                int32_t leader_epoch, int64_t now_ms,
@@ -129,7 +135,9 @@ LOGREP_API logrep_err logrep_log_append_leader(logrep_log *log, void *buf, size_
 /** Appends batches that already carry their offsets and leader epochs (a
  *  follower copying the leader). Each batch must verify, and its base
  *  offset must be >= the log end offset and above the previous batch's
- *  last offset. Epoch cache entries are added for newer epochs. `buf` is
+ *  last offset. Batches of a compacted leader are taken as they are:
+ *  gaps between them, fewer records than offsets (recordCount <=
+ *  lastOffsetDelta + 1, even 0), the delete-horizon bit. Epoch cache entries are added for newer epochs. `buf` is
  *  not modified. @return as logrep_log_append_leader(), plus
  *  LOGREP_ERR_OFFSET_OUT_OF_RANGE for offsets below the log end or not
  *  increasing. */
@@ -211,8 +219,9 @@ LOGREP_API logrep_err logrep_log_advance_start(logrep_log *log, int64_t offset);
 LOGREP_API logrep_err logrep_log_roll(logrep_log *log, int64_t now_ms);
 
 /** Deletes closed segments past retention.ms (judged by their largest
- *  timestamp against now_ms) or beyond retention.bytes, oldest first; the
- *  active segment is never deleted. The log start moves to the first
+ *  timestamp against now_ms) or beyond retention.bytes, oldest first, when
+ *  cleanup.policy includes delete; segments wholly below the log start
+ *  always go. The active segment is never deleted. The log start moves to the first
  *  remaining segment. `*deleted` (if not NULL) receives the count.
  *  @return LOGREP_OK, storage errors. */
 LOGREP_API logrep_err logrep_log_retention(logrep_log *log, int64_t now_ms, int32_t *deleted);
@@ -319,17 +328,19 @@ typedef struct logrep_log_cleaner_stats {
  *  needs and holds its key map and its temporary files meanwhile.
  *
  *  A pass starts only when cleanup.policy includes compact (or
- *  LOGREP_CLEAN_FORCE) and the dirty ratio reaches
- *  min.cleanable.dirty.ratio, or a dirty record is older than
- *  max.compaction.lag.ms. It never touches the active segment, records at
- *  or above `limit` (a replica passes its high watermark), nor segments
- *  holding records younger than min.compaction.lag.ms. It keeps the
- *  latest record of every key at its offset, tombstones until
- *  delete.retention.ms after the pass that first met them, control
- *  batches, transactional batches whole, and the last batch of every
- *  producer (empty when all its records went), and merges small cleaned
- *  segments as Kafka does. Files follow Kafka's protocol (`.cleaned`,
- *  `.swap`, `.deleted`), so a crash at any point reopens to the log as
+ *  LOGREP_CLEAN_FORCE) and the dirty ratio of the cleanable segments
+ *  reaches min.cleanable.dirty.ratio, or the first dirty batch is older
+ *  than max.compaction.lag.ms. It never touches the active segment, the
+ *  segment holding `limit` and those after it (a replica passes its high
+ *  watermark), nor segments from the first dirty one holding a record
+ *  younger than min.compaction.lag.ms. It keeps the latest record of
+ *  every key at its offset, tombstones until delete.retention.ms after
+ *  the pass that first met them, control batches, transactional batches
+ *  whole, and the last batch of every producer (empty when all its
+ *  records went); keyless records below the map's end go, as Kafka
+ *  drops them. Small cleaned segments are merged as Kafka does, one
+ *  group at a time, each swapped in with Kafka's protocol (`.cleaned`,
+ *  `.swap`, `.deleted`): a crash at any point reopens to every group as
  *  before the pass or as after it.
  *
  *  Reads, appends and truncations may come between calls: a truncation or
@@ -342,7 +353,10 @@ typedef struct logrep_log_cleaner_stats {
  *  written or time passes. @return LOGREP_OK (also when nothing was to be
  *  done); LOGREP_ERR__INVALID_ARG; LOGREP_ERR__NOMEM (the key map could
  *  not be allocated: the pass is not started); storage errors (the pass
- *  is aborted and its files removed; the log is as before it). */
+ *  is aborted and its files removed; groups already swapped stay
+ *  cleaned, the rest is as before; a failure after a group's commit
+ *  point makes the log refuse changes until reopened, which completes
+ *  the swap). */
 LOGREP_API logrep_err logrep_log_clean(logrep_log *log, int64_t now_ms, int64_t limit,
                                        uint64_t budget, int flags, int *more);
 

@@ -16,7 +16,8 @@
 
 enum { PH_MAP = 1, PH_CLEAN = 2 };
 
-/* Reads of the source segments go through a buffer of this size. */
+/* Reads of the source segments go through a buffer of this size at most
+ * (less when the call's budget is smaller). */
 #define CLEAN_READ_CHUNK (256u * 1024)
 /* Output is written to the .cleaned file once this much is pending. */
 #define CLEAN_WRITE_CHUNK (256u * 1024)
@@ -33,6 +34,7 @@ struct lr_clean_pass {
     size_t rcap, rlen;
     uint64_t rpos;
     int64_t rseg;
+    size_t chunk;        /* read size: the budget, within CLEAN_READ_CHUNK */
     /* the group being written: segments with bases in [out.base, g_next) */
     int64_t g_next;
     int group_open;
@@ -299,7 +301,7 @@ static logrep_err fill(logrep_log *log, lr_clean_pass *p, lr_segment *s, uint64_
 {
     if (p->rseg == s->base && pos >= p->rpos && pos + need <= p->rpos + p->rlen)
         return LOGREP_OK;
-    size_t want = need > CLEAN_READ_CHUNK ? need : CLEAN_READ_CHUNK;
+    size_t want = need > p->chunk ? need : p->chunk;
     if (want > s->size - pos)
         want = (size_t)(s->size - pos);
     if (want > p->rcap) {
@@ -774,6 +776,7 @@ LOGREP_API logrep_err logrep_log_clean(logrep_log *log, int64_t now_ms, int64_t 
     }
     uint64_t used = 0;
     int steps = 0;
+    log->pass->chunk = budget < CLEAN_READ_CHUNK ? (size_t)budget : CLEAN_READ_CHUNK;
     while (log->pass && !err && (used < budget || !steps)) {
         lr_clean_pass *p = log->pass;
         err = p->phase == PH_MAP ? map_step(log, p, &used) : clean_step(log, p, now_ms, &used);
