@@ -890,6 +890,30 @@ static void ct_crash_setup(logrep_storage **st)
     cr_assert_eq(logrep_log_close(log), 0);
 }
 
+/* One pass without faults: the records before and after it, and the
+ * storage calls of the classes in `ops` it makes. */
+static uint64_t ct_baseline(uint32_t ops, ct_rec *before, int *nb, ct_rec *after, int *na)
+{
+    logrep_storage *st;
+    ct_crash_setup(&st);
+    logrep_log *log;
+    cr_assert_eq(logrep_log_open(ct_conf, st, CT_DIR, 0, &log), 0);
+    *nb = ct_read_all(log, st, before, 64, NULL);
+    uint64_t c0 = logrep_storage_op_count(st, ops);
+    cr_assert_eq(logrep_log_clean(log, 300, INT64_MAX, UINT64_MAX, 0, NULL), 0);
+    uint64_t total = logrep_storage_op_count(st, ops) - c0;
+    *na = ct_read_all(log, st, after, 64, NULL);
+    cr_assert_lt(*na, *nb);
+    logrep_log_cleaner_stats cs;
+    logrep_log_cleaner_info(log, &cs);
+    cr_assert_eq(cs.passes, 1);
+    cr_assert_gt(logrep_log_segment_count(log), 2, "several groups");
+    cr_assert_eq(logrep_log_close(log), 0);
+    logrep_storage_free(st);
+    cr_assert_gt(total, 10);
+    return total;
+}
+
 Test(log_compact, power_loss_at_every_write_and_sync_of_a_pass)
 {
     ct_set("segment.bytes", "700");
@@ -897,26 +921,7 @@ Test(log_compact, power_loss_at_every_write_and_sync_of_a_pass)
                          LOGREP_STORAGE_OP_TRUNCATE;
     ct_rec before[64], after[64];
     int nb, na;
-    uint64_t total;
-    {
-        logrep_storage *st;
-        ct_crash_setup(&st);
-        logrep_log *log;
-        cr_assert_eq(logrep_log_open(ct_conf, st, CT_DIR, 0, &log), 0);
-        nb = ct_read_all(log, st, before, 64, NULL);
-        uint64_t c0 = logrep_storage_op_count(st, ops);
-        int more;
-        cr_assert_eq(logrep_log_clean(log, 300, INT64_MAX, UINT64_MAX, 0, &more), 0);
-        total = logrep_storage_op_count(st, ops) - c0;
-        na = ct_read_all(log, st, after, 64, NULL);
-        cr_assert_lt(na, nb);
-        logrep_log_cleaner_stats cs;
-        logrep_log_cleaner_info(log, &cs);
-        cr_assert_eq(cs.passes, 1);
-        cr_assert_gt(logrep_log_segment_count(log), 2, "several groups");
-        logrep_log_close(log);
-        logrep_storage_free(st);
-    }
+    uint64_t total = ct_baseline(ops, before, &nb, after, &na);
     cr_assert_gt(total, 10);
     int saw_after = 0;
     for (uint64_t k = 1; k <= total; k++) {
@@ -960,20 +965,7 @@ Test(log_compact, storage_errors_abort_the_pass)
                          LOGREP_STORAGE_OP_TRUNCATE | LOGREP_STORAGE_OP_META;
     ct_rec before[64], after[64];
     int nb, na;
-    uint64_t total;
-    {
-        logrep_storage *st;
-        ct_crash_setup(&st);
-        logrep_log *log;
-        cr_assert_eq(logrep_log_open(ct_conf, st, CT_DIR, 0, &log), 0);
-        nb = ct_read_all(log, st, before, 64, NULL);
-        uint64_t c0 = logrep_storage_op_count(st, ops);
-        cr_assert_eq(logrep_log_clean(log, 300, INT64_MAX, UINT64_MAX, 0, NULL), 0);
-        total = logrep_storage_op_count(st, ops) - c0;
-        na = ct_read_all(log, st, after, 64, NULL);
-        logrep_log_close(log);
-        logrep_storage_free(st);
-    }
+    uint64_t total = ct_baseline(ops, before, &nb, after, &na);
     for (uint64_t k = 1; k <= total; k++) {
         logrep_storage *st;
         ct_crash_setup(&st);
