@@ -190,11 +190,16 @@ static void ct_expect(const ct_rec *got, int ng, const ct_rec *want, int nw, con
     }
 }
 
-static int ct_has_file(const char *name)
+static int ct_has_file_in(const logrep_storage *st, const char *name)
 {
     char path[256];
     snprintf(path, sizeof path, CT_DIR "/%s", name);
-    return lt_file_size(ct_st, path) >= 0;
+    return lt_file_size(st, path) >= 0;
+}
+
+static int ct_has_file(const char *name)
+{
+    return ct_has_file_in(ct_st, name);
 }
 
 typedef struct ct_names {
@@ -843,6 +848,29 @@ Test(log_compact, follower_takes_compacted_batches)
 
 /* ---- power loss during a pass ---- */
 
+/* A log read back after a pass was cut short: each group as before or
+ * after, so every record is one written before and every record kept by
+ * the whole pass is there. Returns 1 when it is exactly as after. */
+static int ct_check_between(const ct_rec *got, int ng, const ct_rec *before, int nb,
+                            const ct_rec *after, int na, const char *what)
+{
+    int is_after = ng == na;
+    for (int i = 0; i < ng && is_after; i++)
+        is_after = !memcmp(&got[i], &after[i], sizeof got[i]);
+    for (int i = 0, j = 0; i < ng; i++) {
+        while (j < nb && before[j].offset < got[i].offset)
+            j++;
+        cr_assert(j < nb && !memcmp(&got[i], &before[j], sizeof got[i]), "%s: record %d", what, i);
+    }
+    for (int i = 0, g = 0; i < na; i++) {
+        while (g < ng && got[g].offset < after[i].offset)
+            g++;
+        cr_assert(g < ng && got[g].offset == after[i].offset, "%s: lost %lld", what,
+                  (long long)after[i].offset);
+    }
+    return is_after;
+}
+
 static void ct_crash_setup(logrep_storage **st)
 {
     cr_assert_eq(logrep_storage_crash_new(NULL, 512, st), 0);
@@ -862,6 +890,30 @@ static void ct_crash_setup(logrep_storage **st)
     cr_assert_eq(logrep_log_close(log), 0);
 }
 
+/* One pass without faults: the records before and after it, and the
+ * storage calls of the classes in `ops` it makes. */
+static uint64_t ct_baseline(uint32_t ops, ct_rec *before, int *nb, ct_rec *after, int *na)
+{
+    logrep_storage *st;
+    ct_crash_setup(&st);
+    logrep_log *log;
+    cr_assert_eq(logrep_log_open(ct_conf, st, CT_DIR, 0, &log), 0);
+    *nb = ct_read_all(log, st, before, 64, NULL);
+    uint64_t c0 = logrep_storage_op_count(st, ops);
+    cr_assert_eq(logrep_log_clean(log, 300, INT64_MAX, UINT64_MAX, 0, NULL), 0);
+    uint64_t total = logrep_storage_op_count(st, ops) - c0;
+    *na = ct_read_all(log, st, after, 64, NULL);
+    cr_assert_lt(*na, *nb);
+    logrep_log_cleaner_stats cs;
+    logrep_log_cleaner_info(log, &cs);
+    cr_assert_eq(cs.passes, 1);
+    cr_assert_gt(logrep_log_segment_count(log), 2, "several groups");
+    cr_assert_eq(logrep_log_close(log), 0);
+    logrep_storage_free(st);
+    cr_assert_gt(total, 10);
+    return total;
+}
+
 Test(log_compact, power_loss_at_every_write_and_sync_of_a_pass)
 {
     ct_set("segment.bytes", "700");
@@ -869,26 +921,7 @@ Test(log_compact, power_loss_at_every_write_and_sync_of_a_pass)
                          LOGREP_STORAGE_OP_TRUNCATE;
     ct_rec before[64], after[64];
     int nb, na;
-    uint64_t total;
-    {
-        logrep_storage *st;
-        ct_crash_setup(&st);
-        logrep_log *log;
-        cr_assert_eq(logrep_log_open(ct_conf, st, CT_DIR, 0, &log), 0);
-        nb = ct_read_all(log, st, before, 64, NULL);
-        uint64_t c0 = logrep_storage_op_count(st, ops);
-        int more;
-        cr_assert_eq(logrep_log_clean(log, 300, INT64_MAX, UINT64_MAX, 0, &more), 0);
-        total = logrep_storage_op_count(st, ops) - c0;
-        na = ct_read_all(log, st, after, 64, NULL);
-        cr_assert_lt(na, nb);
-        logrep_log_cleaner_stats cs;
-        logrep_log_cleaner_info(log, &cs);
-        cr_assert_eq(cs.passes, 1);
-        cr_assert_gt(logrep_log_segment_count(log), 2, "several groups");
-        logrep_log_close(log);
-        logrep_storage_free(st);
-    }
+    uint64_t total = ct_baseline(ops, before, &nb, after, &na);
     cr_assert_gt(total, 10);
     int saw_after = 0;
     for (uint64_t k = 1; k <= total; k++) {
@@ -909,29 +942,7 @@ Test(log_compact, power_loss_at_every_write_and_sync_of_a_pass)
             int ng = ct_read_all(log, st, got, 64, NULL);
             char what[64];
             snprintf(what, sizeof what, "crash at op %llu mode %d", (unsigned long long)k, mode);
-            /* A crash between groups leaves some groups cleaned: every
-             * record is one written, each key's latest is there, and the
-             * groups are each as before or after. */
-            int is_before = ng == nb, is_after = ng == na;
-            for (int i = 0; i < ng && (is_before || is_after); i++) {
-                is_before &= i < nb && !memcmp(&got[i], &before[i], sizeof got[i]);
-                is_after &= i < na && !memcmp(&got[i], &after[i], sizeof got[i]);
-            }
-            saw_after |= is_after;
-            if (!is_before && !is_after) {
-                int j = 0;
-                for (int i = 0; i < ng; i++) {
-                    while (j < nb && before[j].offset < got[i].offset)
-                        j++;
-                    cr_assert(j < nb && !memcmp(&got[i], &before[j], sizeof got[i]), "%s", what);
-                }
-                for (int i = 0, g = 0; i < na; i++) {
-                    while (g < ng && got[g].offset < after[i].offset)
-                        g++;
-                    cr_assert(g < ng && got[g].offset == after[i].offset, "%s: lost %lld", what,
-                              (long long)after[i].offset);
-                }
-            }
+            saw_after |= ct_check_between(got, ng, before, nb, after, na, what);
             /* The log takes appends, and a later pass gets to the end. */
             int kk = 1, vv = 99;
             size_t len;
@@ -945,4 +956,52 @@ Test(log_compact, power_loss_at_every_write_and_sync_of_a_pass)
         }
     }
     cr_assert(saw_after);
+}
+
+Test(log_compact, storage_errors_abort_the_pass)
+{
+    ct_set("segment.bytes", "700");
+    const uint32_t ops = LOGREP_STORAGE_OP_WRITE | LOGREP_STORAGE_OP_SYNC |
+                         LOGREP_STORAGE_OP_TRUNCATE | LOGREP_STORAGE_OP_META;
+    ct_rec before[64], after[64];
+    int nb, na;
+    uint64_t total = ct_baseline(ops, before, &nb, after, &na);
+    for (uint64_t k = 1; k <= total; k++) {
+        logrep_storage *st;
+        ct_crash_setup(&st);
+        logrep_log *log;
+        cr_assert_eq(logrep_log_open(ct_conf, st, CT_DIR, 0, &log), 0);
+        cr_assert_eq(logrep_storage_crash_inject(st, ops, k, LOGREP_ERR__IO, 0), 0);
+        logrep_err err = logrep_log_clean(log, 300, INT64_MAX, UINT64_MAX, 0, NULL);
+        cr_assert_eq(logrep_storage_crash_inject(st, 0, 0, LOGREP_OK, 0), 0);
+        char what[48];
+        snprintf(what, sizeof what, "EIO at op %llu", (unsigned long long)k);
+        logrep_log_cleaner_stats cs;
+        logrep_log_cleaner_info(log, &cs);
+        cr_assert_eq(cs.in_pass, 0, "%s", what);
+        if (err) {
+            cr_assert(err == LOGREP_ERR__IO || err == LOGREP_ERR_KAFKA_STORAGE_ERROR, "%s: %s",
+                      what, logrep_err_name(err));
+            /* Else the pass completed and only its checkpoint failed. */
+            cr_assert_eq(cs.passes_aborted + cs.passes, 1, "%s", what);
+        }
+        ct_rec got[64];
+        int ng;
+        int failed = logrep_log_roll(log, 300) == LOGREP_ERR_KAFKA_STORAGE_ERROR;
+        if (!failed) {
+            ng = ct_read_all(log, st, got, 64, NULL);
+            ct_check_between(got, ng, before, nb, after, na, what);
+            cr_assert(!ct_has_file_in(st, "00000000000000000000.log.cleaned"), "%s", what);
+        }
+        logrep_log_close(log);
+        /* Reopened (which completes a committed swap): as before or after. */
+        cr_assert_eq(logrep_log_open(ct_conf, st, CT_DIR, 0, &log), 0, "%s", what);
+        ng = ct_read_all(log, st, got, 64, NULL);
+        ct_check_between(got, ng, before, nb, after, na, what);
+        ct_clean(log, 400, INT64_MAX, UINT64_MAX, LOGREP_CLEAN_FORCE);
+        ng = ct_read_all(log, st, got, 64, NULL);
+        ct_check_between(got, ng, before, nb, after, na, what);
+        logrep_log_close(log);
+        logrep_storage_free(st);
+    }
 }
