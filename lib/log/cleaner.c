@@ -366,14 +366,25 @@ static logrep_err map_batch(logrep_log *log, lr_clean_pass *p, const uint8_t *b,
     if (h->attributes & (LOGREP_ATTR_CONTROL | LOGREP_ATTR_TRANSACTIONAL))
         return LOGREP_OK;
     logrep_err err = open_records(log, b, h);
-    logrep_record r;
-    while (!err && (err = logrep_batch_reader_next(log->rd, &r)) == LOGREP_OK) {
-        if (!r.key || r.offset < p->first_dirty)
-            continue;
-        if (lr_keymap_put(&p->map, r.key, (size_t)r.key_len, r.offset)) {
-            *full = 1;
-            return LOGREP_OK;
+    logrep_record r[LR_KEYMAP_RUN];
+    lr_keyhash kh[LR_KEYMAP_RUN];
+    for (int end = err != LOGREP_OK; !end;) {
+        size_t n = 0;
+        while (n < LR_KEYMAP_RUN) {
+            if ((err = logrep_batch_reader_next(log->rd, &r[n])) != LOGREP_OK) {
+                end = 1;
+                break;
+            }
+            if (r[n].key && r[n].offset >= p->first_dirty) {
+                lr_keymap_hash(&p->map, r[n].key, (size_t)r[n].key_len, &kh[n]);
+                n++;
+            }
         }
+        for (size_t i = 0; i < n; i++)
+            if (lr_keymap_put_hashed(&p->map, &kh[i], r[i].offset)) {
+                *full = 1;
+                return LOGREP_OK;
+            }
     }
     return err == LOGREP_ERR__END ? LOGREP_OK : err == LOGREP_ERR__NOMEM ? err : LOGREP_ERR__CORRUPT;
 }
@@ -533,19 +544,36 @@ static logrep_err clean_batch(logrep_log *log, lr_clean_pass *p, const uint8_t *
         return out_batch(log, p, b, size, 0);
     int has_horizon = (h->attributes & LOGREP_ATTR_DELETE_HORIZON) != 0;
     int expired = has_horizon && p->now_ms >= h->base_timestamp;
-    logrep_err err = keep_records(log, p, h->record_count > 0 ? (size_t)h->record_count : 0);
+    /* one more than the count: the call that meets the end writes there */
+    logrep_err err = keep_records(log, p, h->record_count > 0 ? (size_t)h->record_count + 1 : 1);
     if (!err)
         err = open_records(log, b, h);
     size_t n = 0;
     int tombstones = 0;
-    logrep_record r;
-    while (!err && (err = logrep_batch_reader_next(log->rd, &r)) == LOGREP_OK) {
-        int keep = r.offset > p->map.last_offset ||
-                   (r.key && r.offset >= lr_keymap_get(&p->map, r.key, (size_t)r.key_len) &&
-                    (r.value || !expired));
-        if (keep) {
-            tombstones |= !r.value;
-            p->recs[n++] = r;
+    lr_keyhash kh[LR_KEYMAP_RUN];
+    for (int end = err != LOGREP_OK; !end;) {
+        /* A run of records into p->recs (room for the batch), their keys
+         * hashed first, then judged. */
+        size_t run = 0, at = n;
+        while (run < LR_KEYMAP_RUN) {
+            logrep_record *r = &p->recs[at + run];
+            if ((err = logrep_batch_reader_next(log->rd, r)) != LOGREP_OK) {
+                end = 1;
+                break;
+            }
+            if (r->key && r->offset <= p->map.last_offset)
+                lr_keymap_hash(&p->map, r->key, (size_t)r->key_len, &kh[run]);
+            run++;
+        }
+        for (size_t i = 0; i < run; i++) {
+            const logrep_record *r = &p->recs[at + i];
+            int keep = r->offset > p->map.last_offset ||
+                       (r->key && r->offset >= lr_keymap_get_hashed(&p->map, &kh[i]) &&
+                        (r->value || !expired));
+            if (keep) {
+                tombstones |= !r->value;
+                p->recs[n++] = *r;
+            }
         }
     }
     if (err != LOGREP_ERR__END)

@@ -49,34 +49,58 @@ typedef struct slot {
     uint64_t hi, lo, off1;
 } slot;
 
+void lr_keymap_hash(const lr_keymap *m, const void *key, size_t len, lr_keyhash *out)
+{
+    XXH128_hash_t h = XXH3_128bits(key, len);
+    out->hi = h.high64;
+    out->lo = h.low64;
+    out->home = (size_t)(h.low64 % m->nslots);
+    /* A map larger than the caches costs a miss a key: the caller hashes a
+     * run of keys first, so their slots load while it hashes the next. */
+    __builtin_prefetch((const slot *)(const void *)m->slots + out->home);
+}
+
 /* The slot of the hash, or the empty slot where it would go. */
-static slot *find(const lr_keymap *m, XXH128_hash_t h)
+static slot *find(const lr_keymap *m, const lr_keyhash *h)
 {
     slot *v = (slot *)(void *)m->slots;
-    size_t i = (size_t)(h.low64 % m->nslots);
-    while (v[i].off1 && (v[i].hi != h.high64 || v[i].lo != h.low64))
+    size_t i = h->home;
+    while (v[i].off1 && (v[i].hi != h->hi || v[i].lo != h->lo))
         if (++i == m->nslots)
             i = 0;
     return &v[i];
 }
 
-int lr_keymap_put(lr_keymap *m, const void *key, size_t len, int64_t offset)
+int lr_keymap_put_hashed(lr_keymap *m, const lr_keyhash *h, int64_t offset)
 {
-    XXH128_hash_t h = XXH3_128bits(key, len);
     slot *s = find(m, h);
     if (!s->off1) {
         if (m->used >= m->max_used)
             return 1;
         m->used++;
-        s->hi = h.high64;
-        s->lo = h.low64;
+        s->hi = h->hi;
+        s->lo = h->lo;
     }
     s->off1 = (uint64_t)offset + 1;
     m->last_offset = offset;
     return 0;
 }
 
+int64_t lr_keymap_get_hashed(const lr_keymap *m, const lr_keyhash *h)
+{
+    return (int64_t)find(m, h)->off1 - 1;
+}
+
+int lr_keymap_put(lr_keymap *m, const void *key, size_t len, int64_t offset)
+{
+    lr_keyhash h;
+    lr_keymap_hash(m, key, len, &h);
+    return lr_keymap_put_hashed(m, &h, offset);
+}
+
 int64_t lr_keymap_get(const lr_keymap *m, const void *key, size_t len)
 {
-    return (int64_t)find(m, XXH3_128bits(key, len))->off1 - 1;
+    lr_keyhash h;
+    lr_keymap_hash(m, key, len, &h);
+    return lr_keymap_get_hashed(m, &h);
 }

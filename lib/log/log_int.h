@@ -319,7 +319,18 @@ typedef struct lr_keymap {
 size_t lr_keymap_slots_for(uint64_t keys, uint64_t max_bytes);
 logrep_err lr_keymap_init(lr_keymap *m, const lr_alloc *a, size_t nslots);
 void lr_keymap_free(lr_keymap *m, const lr_alloc *a);
+/* A key's hash and home slot, whose cache line lr_keymap_hash starts
+ * loading: hash a run of keys, then put or get them. */
+typedef struct lr_keyhash {
+    uint64_t hi, lo;
+    size_t home;
+} lr_keyhash;
+#define LR_KEYMAP_RUN 32
+void lr_keymap_hash(const lr_keymap *m, const void *key, size_t len, lr_keyhash *out);
 /* 0 stored; 1 full (a new key and no room: nothing stored). */
+int lr_keymap_put_hashed(lr_keymap *m, const lr_keyhash *h, int64_t offset);
+int64_t lr_keymap_get_hashed(const lr_keymap *m, const lr_keyhash *h);
+/* The same, hashing the key. */
 int lr_keymap_put(lr_keymap *m, const void *key, size_t len, int64_t offset);
 /* The offset stored for the key, -1 when absent. */
 int64_t lr_keymap_get(const lr_keymap *m, const void *key, size_t len);
