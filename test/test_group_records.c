@@ -1,4 +1,4 @@
-/* `__consumer_offsets` records: golden vectors (formats.md section 9,
+/* `__consumer_offsets` records: golden vectors (docs/groups.md, Records;
  * computed with the JDK), round trips of every version, and every
  * truncation of every valid record refused without a crash. */
 #include <criterion/criterion.h>

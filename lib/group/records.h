@@ -1,4 +1,4 @@
-/* `__consumer_offsets` records (docs/groups.md, formats.md section 9).
+/* `__consumer_offsets` records (docs/groups.md, Records).
  *
  * A record's key is int16 keyVersion + key struct, its value int16
  * valueVersion + value struct, or no value at all (a tombstone). The key
