@@ -255,6 +255,28 @@ Test(node_groups, member_lifecycle_and_offsets_survive_restart, .timeout = 120)
     cr_assert_eq(fetched(&w, 1, "t", 0, &e), 42);
     cr_assert_eq(fetched(&w, 1, "t", 1, &e), 43);
 
+    /* OffsetDelete: the member subscribes to no topic, so t's offsets may
+     * go; an unknown topic is refused. */
+    m = req(LOGREP_API_OFFSET_DELETE, 0);
+    q = logrep_msg_root(m);
+    set_str(q, "GroupId", "g1");
+    logrep_struct_set_count(q, logrep_struct_field(q, "Topics"), 2);
+    const char *names[2] = {"t", "gone"};
+    for (int32_t i = 0; i < 2; i++) {
+        logrep_struct *t = sub(q, "Topics", i);
+        set_str(t, "Name", names[i]);
+        logrep_struct_set_count(t, logrep_struct_field(t, "Partitions"), 1);
+        logrep_struct *p = sub(t, "Partitions", 0);
+        logrep_struct_set_int(p, logrep_struct_field(p, "PartitionIndex"), 1);
+    }
+    rs = call(&w, 1, m, r, 2000);
+    cr_assert_eq(fint(rs, "ErrorCode"), 0);
+    cr_assert_eq(fint(sub(sub(rs, "Topics", 0), "Partitions", 0), "ErrorCode"), 0);
+    cr_assert_eq(fint(sub(sub(rs, "Topics", 1), "Partitions", 0), "ErrorCode"),
+                 LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION);
+    cr_assert_eq(fetched(&w, 1, "t", 1, &e), -2);
+    cr_assert_eq(fetched(&w, 1, "t", 0, &e), 42);
+
     /* Only the coordinator writes the offsets topic. */
     m = req(LOGREP_API_PRODUCE, 9);
     q = logrep_msg_root(m);

@@ -1,4 +1,4 @@
-/* OffsetCommit and OffsetFetch on the wire. A commit is answered once its
+/* OffsetCommit, OffsetFetch and OffsetDelete on the wire. A commit is answered once its
  * records are committed in the offsets partition: the request is parked
  * with one cookie and its frame, decoded again to build the answer.
  * Partitions of topics the cluster does not have are refused here with
@@ -19,16 +19,24 @@ static int16_t part_error(logrep_node *n, const char *topic, int32_t partition)
     return 0;
 }
 
-/* The answer: the request's topics and partitions in order, with the
- * error each got (g->errs). */
+/* The answer of OffsetCommit or OffsetDelete: the request's topics and
+ * partitions in order, with the error each got (g->errs). */
 static void commit_respond(logrep_node *n, lr_gpark *g, logrep_struct *rq)
 {
-    if (!rq || lr_gpark_start(n, g, LOGREP_API_OFFSET_COMMIT)) {
+    if (!rq || lr_gpark_start(n, g, g->base.api_key)) {
         if (!g->done)
             lr_gpark_give_up(n, g);
         return;
     }
     logrep_struct *rs = logrep_msg_root(n->groups.out);
+    if (g->base.api_key == LOGREP_API_OFFSET_DELETE) {
+        lr_f_set_int(rs, LR_FN_ErrorCode, g->top_error);
+        if (g->top_error) {
+            lr_f_set_count(rs, LR_FN_Topics, 0);
+            lr_gpark_finish(n, g);
+            return;
+        }
+    }
     int32_t nt = lr_f_count(rq, LR_FN_Topics);
     lr_f_set_count(rs, LR_FN_Topics, nt > 0 ? nt : 0);
     size_t k = 0;
@@ -54,6 +62,8 @@ static void commit_respond(logrep_node *n, lr_gpark *g, logrep_struct *rq)
 static void commit_answer(logrep_node *n, lr_gpark *g, size_t i, const lr_gc_answer *a)
 {
     (void)i;
+    if (a->kind == LR_GC_OFFSET_DELETE && a->error && (!a->part_errors || !a->n_parts))
+        g->top_error = lr_wire_code(a->error);
     /* The coordinator's errors fill the partitions it was given, in order. */
     size_t j = 0;
     for (size_t k = 0; k < g->n_errs; k++) {
@@ -123,6 +133,49 @@ int lr_api_offset_commit(logrep_node *n, const lr_req *r)
         return 0;
     }
     return lr_gpark_result(n, g, lr_gc_commit(n->groups.gc, &q, g->cookie0, r->now_ms));
+}
+
+/* ------------------------------------------------------------ OffsetDelete */
+
+int lr_api_offset_delete(logrep_node *n, const lr_req *r)
+{
+    lr_groups_begin(n, r->now_ms);
+    logrep_struct *rq = logrep_msg_root(r->msg);
+    int nomem = 0;
+    const char *group = lr_gstr(n, rq, LR_FN_GroupId, &nomem);
+    int32_t nt = lr_f_count(rq, LR_FN_Topics);
+    size_t total = 0;
+    for (int32_t i = 0; i < nt; i++) {
+        int32_t np = lr_f_count(lr_f_elem(rq, LR_FN_Topics, i), LR_FN_Partitions);
+        total += np > 0 ? (size_t)np : 0;
+    }
+    lr_gc_tp *tps = lr_garena_alloc(n, (total ? total : 1) * sizeof *tps);
+    lr_gpark *g = tps && !nomem ? lr_gpark_new(n, r, commit_answer, 1, total, 1) : NULL;
+    if (!g)
+        return LOGREP_ERR__NOMEM;
+    size_t k = 0, m = 0;
+    for (int32_t i = 0; i < nt; i++) {
+        logrep_struct *qt = lr_f_elem(rq, LR_FN_Topics, i);
+        const char *topic = lr_gstr(n, qt, LR_FN_Name, &nomem);
+        int32_t np = lr_f_count(qt, LR_FN_Partitions);
+        for (int32_t j = 0; j < np; j++, k++) {
+            int32_t index = (int32_t)lr_f_int(lr_f_elem(qt, LR_FN_Partitions, j),
+                                              LR_FN_PartitionIndex);
+            int16_t e = part_error(n, topic, index);
+            if (e) {
+                g->errs[k] = e;
+                continue;
+            }
+            tps[m].topic = topic;
+            tps[m++].partition = index;
+        }
+    }
+    if (nomem) {
+        lr_gpark_give_up(n, g);
+        return 0;
+    }
+    return lr_gpark_result(n, g, lr_gc_offset_delete(n->groups.gc, group, tps, m, g->cookie0,
+                                                     r->now_ms));
 }
 
 /* ------------------------------------------------------------ OffsetFetch */

@@ -27,6 +27,7 @@ static const struct {
     {LOGREP_API_LEAVE_GROUP, LR_ROLE_BROKER, lr_api_leave_group, NULL},
     {LOGREP_API_OFFSET_COMMIT, LR_ROLE_BROKER, lr_api_offset_commit, NULL},
     {LOGREP_API_OFFSET_FETCH, LR_ROLE_BROKER, lr_api_offset_fetch, NULL},
+    {LOGREP_API_OFFSET_DELETE, LR_ROLE_BROKER, lr_api_offset_delete, NULL},
     {LOGREP_API_LIST_GROUPS, LR_ROLE_BROKER, lr_api_list_groups, NULL},
     {LOGREP_API_DESCRIBE_GROUPS, LR_ROLE_BROKER, lr_api_describe_groups, NULL},
     {LOGREP_API_DELETE_GROUPS, LR_ROLE_BROKER, lr_api_delete_groups, NULL},

@@ -373,6 +373,7 @@ typedef struct lr_gpark {
     size_t outstanding;
     int16_t *errs;      /* n_errs per-item errors the answers fill in */
     size_t n_errs;
+    int16_t top_error;  /* a request-level error, for APIs that have one */
     uint8_t *frame;     /* the request, to build the answer from */
     size_t frame_len;
     int done;           /* answered (or given up): freed at the next poll */
@@ -403,6 +404,7 @@ int lr_api_heartbeat(logrep_node *n, const lr_req *r);
 int lr_api_leave_group(logrep_node *n, const lr_req *r);
 int lr_api_offset_commit(logrep_node *n, const lr_req *r);
 int lr_api_offset_fetch(logrep_node *n, const lr_req *r);
+int lr_api_offset_delete(logrep_node *n, const lr_req *r);
 int lr_api_list_groups(logrep_node *n, const lr_req *r);
 int lr_api_describe_groups(logrep_node *n, const lr_req *r);
 int lr_api_delete_groups(logrep_node *n, const lr_req *r);

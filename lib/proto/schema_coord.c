@@ -542,3 +542,41 @@ static const lr_pfield s_write_txn_markers_resp_write_txn_markers_response_f[] =
     LR_F(Markers, ARRAY, LOGREP_FT_STRUCT, 0, X, -1, -1, -1, -1, 0, 0, &s_write_txn_markers_resp_writable_txn_marker_result),
 };
 const lr_pstruct lr_ps_write_txn_markers_resp = {"WriteTxnMarkersResponse", 1, s_write_txn_markers_resp_write_txn_markers_response_f};
+
+/* OffsetDelete request */
+static const lr_pfield s_offset_delete_req_partition_f[] = {
+    LR_F(PartitionIndex, INT32, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+};
+static const lr_pstruct s_offset_delete_req_partition = {"OffsetDeleteRequestPartition", 1, s_offset_delete_req_partition_f};
+
+static const lr_pfield s_offset_delete_req_topic_f[] = {
+    LR_F(Name, STRING, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(Partitions, ARRAY, LOGREP_FT_STRUCT, 0, X, -1, -1, -1, -1, 0, 0, &s_offset_delete_req_partition),
+};
+static const lr_pstruct s_offset_delete_req_topic = {"OffsetDeleteRequestTopic", 2, s_offset_delete_req_topic_f};
+
+static const lr_pfield s_offset_delete_req_f[] = {
+    LR_F(GroupId, STRING, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(Topics, ARRAY, LOGREP_FT_STRUCT, 0, X, -1, -1, -1, -1, 0, 0, &s_offset_delete_req_topic),
+};
+const lr_pstruct lr_ps_offset_delete_req = {"OffsetDeleteRequest", 2, s_offset_delete_req_f};
+
+/* OffsetDelete response */
+static const lr_pfield s_offset_delete_resp_partition_f[] = {
+    LR_F(PartitionIndex, INT32, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(ErrorCode, INT16, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+};
+static const lr_pstruct s_offset_delete_resp_partition = {"OffsetDeleteResponsePartition", 2, s_offset_delete_resp_partition_f};
+
+static const lr_pfield s_offset_delete_resp_topic_f[] = {
+    LR_F(Name, STRING, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(Partitions, ARRAY, LOGREP_FT_STRUCT, 0, X, -1, -1, -1, -1, 0, 0, &s_offset_delete_resp_partition),
+};
+static const lr_pstruct s_offset_delete_resp_topic = {"OffsetDeleteResponseTopic", 2, s_offset_delete_resp_topic_f};
+
+static const lr_pfield s_offset_delete_resp_f[] = {
+    LR_F(ErrorCode, INT16, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(ThrottleTimeMs, INT32, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(Topics, ARRAY, LOGREP_FT_STRUCT, 0, X, -1, -1, -1, -1, 0, 0, &s_offset_delete_resp_topic),
+};
+const lr_pstruct lr_ps_offset_delete_resp = {"OffsetDeleteResponse", 3, s_offset_delete_resp_f};

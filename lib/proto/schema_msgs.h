@@ -32,6 +32,7 @@ extern const lr_pstruct lr_ps_txn_offset_commit_req, lr_ps_txn_offset_commit_res
 extern const lr_pstruct lr_ps_describe_configs_req, lr_ps_describe_configs_resp;
 extern const lr_pstruct lr_ps_alter_configs_req, lr_ps_alter_configs_resp;
 extern const lr_pstruct lr_ps_delete_groups_req, lr_ps_delete_groups_resp;
+extern const lr_pstruct lr_ps_offset_delete_req, lr_ps_offset_delete_resp;
 extern const lr_pstruct lr_ps_incremental_alter_configs_req, lr_ps_incremental_alter_configs_resp;
 extern const lr_pstruct lr_ps_vote_req, lr_ps_vote_resp;
 extern const lr_pstruct lr_ps_begin_quorum_epoch_req, lr_ps_begin_quorum_epoch_resp;
