@@ -14,8 +14,13 @@
  * G2: a resume offset never passes the prefix the group read, so a member
  * resuming never skips a record.
  * G3: at most one owner per partition within a generation.
- * G4: once a commit is acknowledged, OffsetFetch never answers "none"
- * (offsets expire only after offsets.retention.minutes, longer than a run).
+ * G4: once a commit is acknowledged, OffsetFetch answers "none" only
+ * after offsets.retention.minutes (the nodes' default is longer than any
+ * run).
+ *
+ * An OffsetFetch answered by a node that no longer leads the offsets
+ * partition (a zombie coordinator that has not heard yet) is not held to
+ * G1/G4: Kafka's coordinator, too, answers from its memory until it learns.
  *
  * The offsets partitions are replicated like any: faults beyond the loss
  * budget (more lossy failures among a partition's replicas than min ISR -
@@ -246,11 +251,26 @@ static int superseded(const gck_gp *gp, const gck_commit *d, int64_t t)
 }
 
 void lr_sim_gck_offset_fetched(logrep_sim *s, int32_t group, int32_t part, int64_t f,
-                               int64_t sent_at, int32_t actor)
+                               int64_t sent_at, int32_t actor, int32_t node)
 {
     gck_gp *gp = gp_of(s, group, part);
     if (!gp)
         return;
+    if (f > gp->covered) {
+        lr_sim_fail(s, "G2: g%d resumes partition %d at %lld, past the %lld records its members read",
+                    group, part, (long long)f, (long long)gp->covered);
+        return;
+    }
+    /* A node that no longer leads the offsets partition (it has not heard
+     * yet) answers from what it had, as Kafka's coordinator does: stale,
+     * not lost. */
+    const lr_md_partition *mp = lr_sim_ctl_part_of(s, LR_SIM_OFFSETS_TOPIC, opart_of(group));
+    if (!mp || mp->leader != node) {
+        lr_sim_trace(s, "checker: OffsetFetch of g%d answered by node %d, not the leader (%d) of "
+                        "offsets partition %d: not held to G1/G4",
+                     group, node, mp ? mp->leader : -1, opart_of(group));
+        return;
+    }
     /* The latest-sent commit acknowledged before the fetch was sent. */
     const gck_commit *last = NULL;
     for (size_t i = 0; i < gp->n; i++)
@@ -258,7 +278,18 @@ void lr_sim_gck_offset_fetched(logrep_sim *s, int32_t group, int32_t part, int64
             last = &gp->c[i];
     int ok = 0;
     if (f < 0) {
-        if (last) {
+        /* Expiry comes offsets.retention.minutes after the group's last
+         * commit at the earliest, on the fastest node clock. */
+        int64_t ret = (int64_t)(s->conf.offsets_retention_minutes > 0 ? s->conf.offsets_retention_minutes
+                                                                      : 10080) * 60000;
+        int64_t skew = 0;
+        for (int32_t id = 1; id <= s->nb; id++)
+            skew = s->skew[id] > skew ? s->skew[id] : skew;
+        const gck_commit *latest = NULL;
+        for (size_t i = 0; i < gp->n; i++)
+            if (!latest || gp->c[i].sent > latest->sent)
+                latest = &gp->c[i];
+        if (last && s->now + skew - latest->sent < ret) {
             lr_sim_fail(s, "G4: OffsetFetch of g%d partition %d (client %d, sent at %lld) answered no "
                            "offset after the commit of %lld acknowledged at %lld",
                         group, part, actor, (long long)sent_at, (long long)last->offset,
@@ -281,9 +312,6 @@ void lr_sim_gck_offset_fetched(logrep_sim *s, int32_t group, int32_t part, int64
                         group, part, actor, (long long)f);
         return;
     }
-    if (f > gp->covered)
-        lr_sim_fail(s, "G2: g%d resumes partition %d at %lld, past the %lld records its members read",
-                    group, part, (long long)f, (long long)gp->covered);
 }
 
 void lr_sim_gck_consumed(logrep_sim *s, int32_t group, int32_t part, int64_t from, int64_t to)

@@ -201,6 +201,7 @@ static int send_group(logrep_sim *s, lr_sim_actor *a, int32_t to, int64_t timeou
     if (lr_sim_client_send_req(s, a, to, AS_GROUP) != 0)
         return -1;
     a->gm->sent_at = s->now;
+    a->gm->sent_to = to;
     if (timeout != GM_TIMEOUT_MS) {
         a->deadline = s->now + timeout;
         lr_sim_push(s, a->deadline, EV_ACTOR, owner_of(a));
@@ -636,7 +637,7 @@ static void on_ofetch(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
         }
         if (k < (int)sizeof line)
             k += snprintf(line + k, sizeof line - (size_t)k, " p%d@%lld", part, (long long)off);
-        lr_sim_gck_offset_fetched(s, g->group, part, off, g->sent_at, a->idx);
+        lr_sim_gck_offset_fetched(s, g->group, part, off, g->sent_at, a->idx, g->sent_to);
         if (g->probe) {
             g->probe_offset = off;
             continue;
@@ -760,7 +761,8 @@ static void on_metadata(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
         g->leader_of[part] = lr_f_int(p, LR_FN_ErrorCode) == 0 ? (int32_t)lr_f_int(p, LR_FN_LeaderId) : -1;
         g->epoch_of[part] = epoch;
     }
-    wake(s, a, s->now + 1);
+    /* No leader yet for the partition wanted: back off. */
+    wake(s, a, s->now + (a->partition >= 0 && g->leader_of[a->partition] < 0 ? GM_BACKOFF_MS : 1));
 }
 
 /* ------------------------------------------------------------ driving */
@@ -929,6 +931,8 @@ void lr_sim_gm_timer(logrep_sim *s, lr_sim_actor *a)
     int r;
     if (g->coord < 0 || !logrep_sim_is_up(s, g->coord))
         r = send_find(s, a);
+    else if (g->leaving && (g->leaving == 2 || g->phase != GM_STABLE))
+        r = send_leave(s, a); /* a rejoin is not worth it any more */
     else if (g->probe)
         r = send_ofetch(s, a);
     else if (g->phase == GM_JOIN)
@@ -1011,6 +1015,48 @@ void lr_sim_gm_free_all(logrep_sim *s)
         s->actors[i].gm = NULL;
     }
     lr_sim_gck_free(s);
+}
+
+/* ------------------------------------------------------------ settled */
+
+int lr_sim_gm_settled(logrep_sim *s, char *why, size_t n)
+{
+    for (int32_t gi = 0; gi < LR_SIM_MAXG; gi++) {
+        int32_t owner[LR_SIM_MAXP], gen = -1, live = 0;
+        for (int32_t p = 0; p < LR_SIM_MAXP; p++)
+            owner[p] = -1;
+        for (size_t i = 0; i < s->nactors; i++) {
+            const lr_sim_actor *a = &s->actors[i];
+            const lr_sim_gm *g = a->gm;
+            if (a->kind != ACT_GROUP || g->probe || g->group != gi || g->phase == GM_GONE)
+                continue;
+            live++;
+            if (g->phase != GM_STABLE || g->rejoin || g->leaving) {
+                snprintf(why, n, "g%d: client %d is not stable (phase %d)", gi, a->idx, g->phase);
+                return 0;
+            }
+            if (gen >= 0 && g->generation != gen) {
+                snprintf(why, n, "g%d: members in generations %d and %d", gi, gen, g->generation);
+                return 0;
+            }
+            gen = g->generation;
+            for (int32_t k = 0; k < g->n_assigned; k++) {
+                int32_t p = g->assigned[k];
+                if (owner[p] >= 0) {
+                    snprintf(why, n, "g%d: partition %d owned by clients %d and %d", gi, p, owner[p],
+                             a->idx);
+                    return 0;
+                }
+                owner[p] = a->idx;
+            }
+        }
+        for (int32_t p = 0; live && p < s->conf.partitions; p++)
+            if (owner[p] < 0) {
+                snprintf(why, n, "g%d: partition %d has no owner in generation %d", gi, p, gen);
+                return 0;
+            }
+    }
+    return 1;
 }
 
 /* ------------------------------------------------------------ public */

@@ -115,6 +115,17 @@ LOGREP_API logrep_err logrep_sim_heal(logrep_sim *s, int64_t max_ms)
     }
     if (tail_read(s) != 0 || lr_sim_check_liveness(s) != 0)
         return LOGREP_ERR__CORRUPT;
+    /* G15: consumer groups settle too (sessions and rebalances take
+     * seconds). */
+    char why[160] = "";
+    int64_t g = 0;
+    for (; g < max_ms && !lr_sim_gm_settled(s, why, sizeof why); g += 100)
+        if (logrep_sim_run(s, 100) != LOGREP_OK)
+            return LOGREP_ERR__CORRUPT;
+    if (!lr_sim_gm_settled(s, why, sizeof why)) {
+        lr_sim_fail(s, "G15: groups did not settle %lld ms after the heal: %s", (long long)g, why);
+        return LOGREP_ERR__CORRUPT;
+    }
     return LOGREP_OK;
 }
 

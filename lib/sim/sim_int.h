@@ -97,6 +97,7 @@ typedef struct lr_sim_gm {
     int32_t leader_of[LR_SIM_MAXP], epoch_of[LR_SIM_MAXP];
     int32_t rr;                      /* next of assigned[] to fetch */
     int64_t sent_at;                 /* of the request in flight */
+    int32_t sent_to;                 /* its node */
     /* probe (logrep_sim_offset_fetch): FindCoordinator, OffsetFetch, done */
     int probe;
     int32_t probe_part;
@@ -307,6 +308,9 @@ void lr_sim_gm_closed(logrep_sim *s, lr_sim_actor *a, uint64_t end);
 /* A member of group `group` starting at start_at; NULL on allocation failure. */
 lr_sim_actor *lr_sim_gm_new(logrep_sim *s, int32_t group, int64_t interval, int64_t start_at);
 void lr_sim_gm_free_all(logrep_sim *s);
+/* Every group with live members has them all stable in one generation
+ * with each partition owned once; else 0 and why. */
+int lr_sim_gm_settled(logrep_sim *s, char *why, size_t n);
 
 /* check_groups.c: (G1) an acknowledged commit is not lost, (G2) a resume
  * offset never passes what the group consumed, (G3) one owner per
@@ -316,9 +320,10 @@ int lr_sim_gck_init(logrep_sim *s);
 /* A commit of `offset` sent; returns its handle for lr_sim_gck_commit_acked. */
 int64_t lr_sim_gck_commit_sent(logrep_sim *s, int32_t group, int32_t part, int64_t offset);
 void lr_sim_gck_commit_acked(logrep_sim *s, int32_t group, int32_t part, int64_t handle);
-/* A successful OffsetFetch answer (offset -1: none) to a request sent at sent_at. */
+/* A successful OffsetFetch answer (offset -1: none) of node `node` to a
+ * request sent at sent_at. */
 void lr_sim_gck_offset_fetched(logrep_sim *s, int32_t group, int32_t part, int64_t offset,
-                               int64_t sent_at, int32_t actor);
+                               int64_t sent_at, int32_t actor, int32_t node);
 /* A member read [from, to) of partition part. */
 void lr_sim_gck_consumed(logrep_sim *s, int32_t group, int32_t part, int64_t from, int64_t to);
 void lr_sim_gck_assigned(logrep_sim *s, int32_t group, int32_t generation, const char *member,
