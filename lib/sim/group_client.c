@@ -302,7 +302,7 @@ static int send_sync(logrep_sim *s, lr_sim_actor *a)
             size_t bl = assignment(buf, parts, n);
             logrep_struct *e = lr_f_elem(r, LR_FN_Assignments, m);
             set_str(e, LR_FN_MemberId, g->members[m]);
-            logrep_struct_set_bytes(e, lr_fid(e, LR_FN_Assignment), buf, (int32_t)bl);
+            logrep_struct_set_bytes_copy(e, lr_fid(e, LR_FN_Assignment), buf, (int32_t)bl);
         }
     }
     return send_group(s, a, g->coord, GM_TIMEOUT_MS + g->rebalance_ms);
@@ -670,6 +670,7 @@ static void on_heartbeat(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
         lr_sim_trace(s, "client %d: %s Heartbeat -> REBALANCE_IN_PROGRESS", a->idx, gname(a));
         g->rejoin = 1;
         g->next_commit = s->now;
+        g->next_hb = s->now + g->hb_ms;
         break;
     case LOGREP_ERR_ILLEGAL_GENERATION:
         rejoin(s, a, "Heartbeat: ILLEGAL_GENERATION", 0);
@@ -877,7 +878,7 @@ static int stable_step(logrep_sim *s, lr_sim_actor *a)
     }
     if (g->leaving == 2)
         return send_leave(s, a);
-    if (s->now >= g->next_hb)
+    if (s->now >= g->next_hb && !g->rejoin)
         return send_heartbeat(s, a);
     if (nc && (s->now >= g->next_commit || g->rejoin || g->leaving))
         return send_commit(s, a, parts, nc);
