@@ -731,6 +731,9 @@ static void on_commit(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
     case LOGREP_ERR_ILLEGAL_GENERATION:
         rejoin(s, a, logrep_err_name((logrep_err)err), 0);
         break;
+    case LOGREP_ERR_GROUP_ID_NOT_FOUND: /* v9+: the group is gone (lost) */
+        rejoin(s, a, logrep_err_name((logrep_err)err), 1);
+        break;
     case LOGREP_ERR_NOT_COORDINATOR:
     case LOGREP_ERR_COORDINATOR_NOT_AVAILABLE:
         lose_coordinator(s, a, logrep_err_name((logrep_err)err));
