@@ -740,6 +740,9 @@ static void on_commit(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
         /* fallthrough */
     case LOGREP_ERR_COORDINATOR_LOAD_IN_PROGRESS:
     case LOGREP_ERR_REQUEST_TIMED_OUT:
+    /* Retriable for Kafka's consumer: a node checks the topic against its
+     * metadata before the group (a restarted node may not have it yet). */
+    case LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION:
         g->next_commit = s->now + GM_BACKOFF_MS;
         break;
     default:
