@@ -13,7 +13,8 @@
  * (a member resuming from an older offset) are such commits.
  * G2: a resume offset never passes the prefix the group read, so a member
  * resuming never skips a record.
- * G3: at most one owner per partition within a generation.
+ * G3: at most one owner per partition within a generation (generations
+ * start over once the group is seen Empty or deleted on its coordinator).
  * G4: once a commit is acknowledged, OffsetFetch answers "none" only
  * after offsets.retention.minutes (the nodes' default is longer than any
  * run).
@@ -31,7 +32,9 @@
 #include <string.h>
 
 #include "controller/metadata.h"
+#include "group/group.h"
 #include "group/records.h"
+#include "node/node_int.h"
 #include "sim/sim_int.h"
 
 #define NOT_ACKED INT64_MAX
@@ -66,6 +69,7 @@ typedef struct gck_opart {
 struct lr_sim_gck {
     gck_group g[LR_SIM_MAXG];
     gck_opart op[LR_SIM_OFFSETS_PARTS];
+    int64_t sampled; /* when the coordinators' groups were last looked at */
 };
 
 int32_t lr_sim_gck_opart(const char *group_id)
@@ -167,8 +171,41 @@ void lr_sim_gck_unclean(logrep_sim *s)
         sanction(s, o, "unclean election");
 }
 
+static void note_state(void *ctx, const lr_gc_group_info *gi)
+{
+    *(int *)ctx = gi->state;
+}
+
+/* A group that became Empty (or was deleted: Kafka deletes an Empty group
+ * without offsets at its retention check, and a new one starts its
+ * generations again) ends the generations G3 compares. */
+static void sample_groups(logrep_sim *s)
+{
+    struct lr_sim_gck *k = s->gck;
+    if (k->sampled == s->now)
+        return;
+    k->sampled = s->now;
+    for (int32_t g = 0; g < LR_SIM_MAXG; g++) {
+        if (!k->g[g].ngens)
+            continue;
+        const lr_md_partition *mp = lr_sim_ctl_part_of(s, LR_SIM_OFFSETS_TOPIC, opart_of(g));
+        logrep_node *n = mp && mp->leader >= 1 && mp->leader <= s->nb ? s->node[mp->leader] : NULL;
+        int state = -1;
+        char id[16];
+        snprintf(id, sizeof id, "g%d", g);
+        if (!n || !n->groups.gc || lr_gc_describe(n->groups.gc, id, note_state, &state) != 0)
+            continue;
+        if (state == LR_GC_EMPTY || state == LR_GC_DEAD) {
+            lr_sim_trace(s, "checker: g%d is %s on its coordinator %d: its generations start over",
+                         g, lr_gc_state_name(state), mp->leader);
+            k->g[g].ngens = 0;
+        }
+    }
+}
+
 void lr_sim_gck_step(logrep_sim *s)
 {
+    sample_groups(s);
     for (int32_t o = 0; o < LR_SIM_OFFSETS_PARTS; o++) {
         const lr_md_partition *mp = lr_sim_ctl_part_of(s, LR_SIM_OFFSETS_TOPIC, o);
         if (!mp)
