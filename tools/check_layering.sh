@@ -2,14 +2,15 @@
 # Internal includes must point down the layers (or stay in the same layer).
 # Ranks: a file may include "dir/x.h" only when rank(dir) < rank(its dir),
 # or dir is its own directory.  A public header logrep/x.h belongs to the
-# layer that implements it (logrep/log.h to log/, logrep/node.h to node/),
+# layer that implements it (logrep/log.h to log/, logrep/node.h and
+# logrep/groups.h to node/),
 # so it is ranked like "x/", in quotes or angle brackets; logrep.h itself is
 # the base API.  Files in lib/ and the public headers are checked.
 rank() {
     case "$1" in
         base) echo 0 ;; codec) echo 1 ;; storage|transport) echo 2 ;;
         log|proto) echo 3 ;; replica) echo 4 ;; controller|group) echo 5 ;;
-        node) echo 6 ;; driver) echo 7 ;; sim) echo 8 ;; *) echo 99 ;;
+        node|groups) echo 6 ;; driver) echo 7 ;; sim) echo 8 ;; *) echo 99 ;;
     esac
 }
 # Prints the layer each include of $1 points at, one a line.
