@@ -10,19 +10,20 @@ rank() {
     case "$1" in
         base) echo 0 ;; codec) echo 1 ;; storage|transport) echo 2 ;;
         log|proto) echo 3 ;; replica) echo 4 ;; controller|group) echo 5 ;;
-        node|groups) echo 6 ;; driver) echo 7 ;; sim) echo 8 ;; *) echo 99 ;;
+        node) echo 6 ;; driver) echo 7 ;; sim) echo 8 ;; *) echo 99 ;;
     esac
 }
 # Prints the layer each include of $1 points at, one a line.
 includes() {
     sed -n -e 's/^#[ \t]*include[ \t]*["<]logrep\/\([a-z_]*\)\.h[">].*/\1/p' \
            -e 's/^#[ \t]*include[ \t]*"\([a-z_]*\)\/[^"]*".*/\1/p' "$1" |
-        grep -v '^logrep$'
+        grep -v '^logrep$' | sed 's/^groups$/node/'
 }
 status=0
 for f in lib/*/*.c lib/*/*.h include/logrep/*.h; do
     [ -f "$f" ] || continue
     case "$f" in
+        include/logrep/groups.h) dir=node ;; # implemented by lib/node
         include/logrep/*) dir=$(basename "$f" .h) ;;
         *) dir=$(basename "$(dirname "$f")") ;;
     esac
