@@ -446,3 +446,70 @@ Test(node_groups, in_process_commit_fetch_describe_lag, .timeout = 120)
     teardown(&w);
     extra_conf = NULL;
 }
+
+/* Bad input gets Kafka's error codes on the wire, and nothing breaks. */
+Test(node_groups, bad_input_gets_kafka_errors, .timeout = 120)
+{
+    extra_conf = group_conf;
+    net w;
+    setup(&w, 1);
+    run(&w, 1000);
+    create_topic(&w, 1, "t", 1, 1);
+    run(&w, 1000);
+    cr_assert_eq(coordinator(&w, "g1"), 1);
+    run(&w, 500);
+    logrep_msg *r;
+    logrep_msg_new(NULL, &r);
+    char big[300];
+    memset(big, 'g', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    logrep_msg *m = join_req("", 6);
+    set_str(logrep_msg_root(m), "GroupId", big);
+    cr_assert_eq(fint(call(&w, 1, m, r, 2000), "ErrorCode"), LOGREP_ERR_INVALID_GROUP_ID);
+    m = join_req("", 6);
+    set_str(logrep_msg_root(m), "ProtocolType", "");
+    cr_assert_eq(fint(call(&w, 1, m, r, 2000), "ErrorCode"),
+                 LOGREP_ERR_INCONSISTENT_GROUP_PROTOCOL);
+    m = join_req("", 6);
+    logrep_struct *q = logrep_msg_root(m);
+    logrep_struct_set_int(q, logrep_struct_field(q, "SessionTimeoutMs"), 10);
+    cr_assert_eq(fint(call(&w, 1, m, r, 2000), "ErrorCode"), LOGREP_ERR_INVALID_SESSION_TIMEOUT);
+    m = join_req("nobody-knows-me", 6);
+    cr_assert_eq(fint(call(&w, 1, m, r, 2000), "ErrorCode"), LOGREP_ERR_UNKNOWN_MEMBER_ID);
+    m = req(LOGREP_API_HEARTBEAT, 4);
+    q = logrep_msg_root(m);
+    set_str(q, "GroupId", "g1");
+    set_str(q, "MemberId", "ghost");
+    cr_assert_eq(fint(call(&w, 1, m, r, 1000), "ErrorCode"), LOGREP_ERR_UNKNOWN_MEMBER_ID);
+    m = req(LOGREP_API_SYNC_GROUP, 5);
+    q = logrep_msg_root(m);
+    set_str(q, "GroupId", "g1");
+    set_str(q, "MemberId", "ghost");
+    cr_assert_eq(fint(call(&w, 1, m, r, 1000), "ErrorCode"), LOGREP_ERR_UNKNOWN_MEMBER_ID);
+    /* Metadata over offset.metadata.max.bytes. */
+    char md[5000];
+    memset(md, 'm', sizeof md - 1);
+    md[sizeof md - 1] = 0;
+    m = commit_req("", -1, "t", 1);
+    logrep_struct *p = sub(sub(logrep_msg_root(m), "Topics", 0), "Partitions", 0);
+    set_str(p, "CommittedMetadata", md);
+    logrep_struct *rs = call(&w, 1, m, r, 2000);
+    cr_assert_eq(fint(sub(sub(rs, "Topics", 0), "Partitions", 0), "ErrorCode"),
+                 LOGREP_ERR_OFFSET_METADATA_TOO_LARGE);
+    /* FindCoordinator: transactions are not coordinated here; a bad key
+     * type is refused. */
+    m = req(LOGREP_API_FIND_COORDINATOR, 3);
+    q = logrep_msg_root(m);
+    set_str(q, "Key", "txn");
+    logrep_struct_set_int(q, logrep_struct_field(q, "KeyType"), 1);
+    cr_assert_eq(fint(call(&w, 1, m, r, 1000), "ErrorCode"),
+                 LOGREP_ERR_COORDINATOR_NOT_AVAILABLE);
+    m = req(LOGREP_API_FIND_COORDINATOR, 3);
+    q = logrep_msg_root(m);
+    set_str(q, "Key", "g1");
+    logrep_struct_set_int(q, logrep_struct_field(q, "KeyType"), 7);
+    cr_assert_eq(fint(call(&w, 1, m, r, 1000), "ErrorCode"), LOGREP_ERR_INVALID_REQUEST);
+    logrep_msg_free(r);
+    teardown(&w);
+    extra_conf = NULL;
+}
