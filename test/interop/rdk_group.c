@@ -1,5 +1,6 @@
 /* rdk_group BOOTSTRAP GROUP TOPIC ASSIGNOR NAME [--drain] [--delay-ms N]
  * rdk_group BOOTSTRAP --produce TOPIC COUNT RATE
+ * rdk_group BOOTSTRAP GROUP TOPIC --committed NPARTS
  *
  * The groups suite's librdkafka group member: a KafkaConsumer subscribed
  * to TOPIC in GROUP with partition.assignment.strategy ASSIGNOR (range,
@@ -21,7 +22,9 @@
  * GEN is the group generation the member is in. The second form is an
  * idempotent acks=all producer of COUNT keyed records "vI" at about RATE
  * a second; it prints "T ack P O VALUE" per acknowledged record and exits
- * 0 when all were acknowledged. */
+ * 0 when all were acknowledged. The third prints GROUP's committed offsets
+ * of partitions 0..NPARTS-1 ("T committed P O", -1001 for none) as a
+ * consumer that does not join the group. */
 #include <librdkafka/rdkafka.h>
 #include <signal.h>
 #include <stdio.h>
@@ -267,6 +270,28 @@ static int consume(const char *bootstrap, const char *group, const char *assigno
     return 0;
 }
 
+static int committed_only(const char *bootstrap, const char *group, int nparts)
+{
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    if (set(conf, "bootstrap.servers", bootstrap) || set(conf, "group.id", group)) {
+        rd_kafka_conf_destroy(conf);
+        return 2;
+    }
+    char err[256];
+    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+    if (!rk) {
+        fprintf(stderr, "rdk_group: %s\n", err);
+        return 2;
+    }
+    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(nparts);
+    for (int p = 0; p < nparts; p++)
+        rd_kafka_topic_partition_list_add(l, topic, p);
+    print_committed(rk, l);
+    rd_kafka_topic_partition_list_destroy(l);
+    rd_kafka_destroy(rk);
+    return 0;
+}
+
 static int acked, failed;
 
 static void dr_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
@@ -331,9 +356,14 @@ int main(int argc, char **argv)
         topic = argv[3];
         return produce(argv[1], atoi(argv[4]), atoi(argv[5]));
     }
+    if (argc == 6 && strcmp(argv[4], "--committed") == 0) {
+        topic = argv[3];
+        return committed_only(argv[1], argv[2], atoi(argv[5]));
+    }
     if (argc < 6) {
         fprintf(stderr, "usage: rdk_group BOOTSTRAP GROUP TOPIC ASSIGNOR NAME [--drain] [--delay-ms N]\n"
-                        "       rdk_group BOOTSTRAP --produce TOPIC COUNT RATE\n");
+                        "       rdk_group BOOTSTRAP --produce TOPIC COUNT RATE\n"
+                        "       rdk_group BOOTSTRAP GROUP TOPIC --committed NPARTS\n");
         return 2;
     }
     topic = argv[3];
