@@ -42,8 +42,11 @@ async function main() {
   const members = {};
   const member = async (name) => {
     const m = { name, seen: [], assigned: null, joins: 0 };
+    // Short fetch waits: kafkajs heartbeats (and so learns of a rebalance)
+    // between fetches.
     m.consumer = kafka.consumer({ groupId, sessionTimeout: 6000, heartbeatInterval: 500,
-      rebalanceTimeout: 10000, retry: { retries: 10, initialRetryTime: 200 } });
+      rebalanceTimeout: 10000, maxWaitTimeInMs: 500,
+      retry: { retries: 10, initialRetryTime: 200 } });
     m.consumer.on(m.consumer.events.GROUP_JOIN, (e) => {
       m.assigned = (e.payload.memberAssignment[topic] || []).slice().sort();
       m.joins++;
