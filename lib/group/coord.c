@@ -289,6 +289,8 @@ int lr_gci_batch_offset(lr_gc *gc, const char *group, const gc_offset *o, int to
     return err ? err : batch_note(gc, k, v, tombstone);
 }
 
+static int map_append_err(int err);
+
 int lr_gci_emit(lr_gc *gc, int32_t p, gc_append *a)
 {
     gc_batch *b = &gc->batch;
@@ -319,8 +321,8 @@ int lr_gci_emit(lr_gc *gc, int32_t p, gc_append *a)
     a->p = p;
     int err = gc->sink ? gc->sink(gc->sink_ctx, p, a->id, gc->recs, b->n) : 0;
     lr_gci_batch_clear(gc);
-    if (err)
-        return err;
+    if (err) /* a refused append is mapped like a failed one */
+        return err > 0 ? map_append_err(err) : err;
     gc->ap[gc->n_ap++] = *a;
     return 0;
 }

@@ -64,6 +64,7 @@ typedef struct gc_group {
     int32_t delay_ms, remaining_ms;
     int64_t sync_deadline;
     uint64_t sync_append; /* the leader's assignment record in flight */
+    int32_t sync_append_gen; /* the generation it assigns */
     gc_offset *off;
     size_t n_off, cap_off;
 } gc_group;

@@ -414,6 +414,8 @@ static void answer(void *ctx, const lr_gc_answer *a)
     lr_gpark *g = gpark_of(n, a->cookie);
     if (g)
         g->answer(n, g, (size_t)(a->cookie - g->cookie0), a);
+    else
+        lr_groups_inproc_answer(n, a);
 }
 
 /* ------------------------------------------------------------ life */
@@ -450,6 +452,7 @@ void lr_groups_free(logrep_node *n)
     lr_groups *g = &n->groups;
     lr_gc_free(g->gc);
     g->gc = NULL;
+    lr_groups_api_free(n);
     logrep_batch_builder_free(g->b);
     logrep_batch_reader_free(g->rd);
     logrep_msg_free(g->out);
