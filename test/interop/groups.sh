@@ -151,8 +151,9 @@ rg_member() { # rg_member A M [OPTIONS]: a member in the background
     "$RDK_GROUP" "$BOOTSTRAP" "rg-$a-group" "rg-$a" "$a" "$m" "$@" > "$CL_DIR/rg-$a-$m.log" 2>&1 &
     echo $! > "$CL_DIR/rg-$a-$m.pid"; bg_add $!
 }
-# Every assignor's group runs at once; per assignor the outcome is in
-# $CL_DIR/rg-A.result ("ok NOTE" or the failure).
+# Every assignor's group runs at once (a producer, 3 members, m3 killed
+# once they are stable, the survivors stopped, a fresh member m4 drains);
+# a step that fails for assignor A leaves its reason in $CL_DIR/rg-A.result.
 rg_run() {
     local a m
     for a in $ASSIGNORS; do
