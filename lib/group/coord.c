@@ -158,6 +158,7 @@ gc_group *lr_gci_create(lr_gc *gc, const char *id, int32_t p)
         return NULL;
     }
     g->p = p;
+    lr_gci_offsets_init(gc, g);
     g->state = g->prev_state = LR_GC_EMPTY;
     g->state_ts = -1;
     g->join_deadline = g->sync_deadline = INT64_MAX;
@@ -182,6 +183,7 @@ void lr_gci_destroy(lr_gc *gc, gc_group *g)
     for (size_t i = 0; i < g->n_off; i++)
         lr_gci_offset_free(gc, &g->off[i]);
     lr_free(&gc->alloc, g->off, g->cap_off * sizeof *g->off);
+    lr_hashmap_free(&g->off_index);
     lr_gci_strfree(gc, g->id);
     lr_gci_strfree(gc, g->protocol_type);
     lr_gci_strfree(gc, g->protocol);

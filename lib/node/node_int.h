@@ -64,6 +64,7 @@ typedef struct lr_parts {
     lr_npart *v;
     size_t n, cap;
     lr_hashmap index; /* (topic id, partition) -> position in v */
+    uint64_t applies; /* lr_parts_apply calls: roles may have changed */
 } lr_parts;
 
 /* The broker's view of the cluster, from the metadata log (mdfollow.c). */
@@ -174,6 +175,9 @@ typedef struct lr_groups {
     int64_t create_after;       /* next creation request of the offsets topic */
     uint8_t *load_buf;
     size_t load_cap;
+    uint64_t seen_applies;      /* parts.applies when leadership was last followed */
+    int seen_shutting_down;
+    int track_again;            /* a load or append failed: look again */
     lr_gevent *events;          /* in-process requests, oldest first */
     size_t n_events, cap_events;
     int16_t *polled;            /* the last polled event's errors */
