@@ -6,7 +6,12 @@
  * An unclean election, or more lossy failures among a partition's replicas
  * than the budget (min ISR - 1), starts a new generation. A conflict with
  * an entry of an older generation rebases C there (logged) instead of
- * failing; entries set in the current generation are strict. */
+ * failing; entries set in the current generation are strict.
+ *
+ * This file holds C and the per-step invariants of the controller and the
+ * replicas. The rest: check_rlog.c (the replica logs as the checker reads
+ * them), check_clients.c (what clients are told), check_heal.c (liveness
+ * after the heal), check_groups.c (consumer groups). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,123 +40,10 @@ static int contains(const int32_t *ids, int32_t n, int32_t id)
     return 0;
 }
 
-static void rid_str(uint64_t id, char *buf, size_t n)
+void lr_sim_rid_str(uint64_t id, char *buf, size_t n)
 {
     snprintf(buf, n, "w%u.%u#%u", (unsigned)(id >> 48), (unsigned)((id >> 32) & 0xffff),
              (unsigned)(id & 0xffffffffu));
-}
-
-/* ------------------------------------------------------------ logs */
-
-static int grow_rlog(lr_sim_rlog *r, size_t n)
-{
-    if (n <= r->cap)
-        return 0;
-    size_t ncap = r->cap ? r->cap : 64;
-    while (ncap < n)
-        ncap *= 2;
-    uint64_t *ids = realloc(r->ids, ncap * sizeof *ids);
-    if (!ids)
-        return -1;
-    r->ids = ids;
-    int32_t *ep = realloc(r->epochs, ncap * sizeof *ep);
-    if (!ep)
-        return -1;
-    r->epochs = ep;
-    r->cap = ncap;
-    return 0;
-}
-
-static int read_bytes(logrep_sim *s, int32_t id, logrep_file *f, uint64_t pos, size_t len)
-{
-    if (len > s->rbuf_cap) {
-        uint8_t *nb = realloc(s->rbuf, len);
-        if (!nb)
-            return -1;
-        s->rbuf = nb;
-        s->rbuf_cap = len;
-    }
-    const logrep_storage *st = s->st[id];
-    size_t got = 0;
-    if (st->read(st->ctx, f, pos, s->rbuf, len, &got) != LOGREP_OK || got != len)
-        return -1;
-    return 0;
-}
-
-const lr_sim_rlog *lr_sim_replica_log(logrep_sim *s, int32_t id, int32_t part)
-{
-    logrep_node *n = s->node[id];
-    if (!n || id == s->ctl)
-        return NULL;
-    lr_npart *np = lr_node_part(n, LR_SIM_TOPIC, part);
-    if (!np)
-        return NULL;
-    logrep_log *log = lr_partition_log(np->rep);
-    lr_sim_rlog *r = &s->cp[part].rlog[id];
-    uint64_t ops = logrep_storage_op_count(s->st[id], LOGREP_STORAGE_OP_WRITE |
-                                                          LOGREP_STORAGE_OP_TRUNCATE |
-                                                          LOGREP_STORAGE_OP_META);
-    int64_t start = logrep_log_start_offset(log), leo = logrep_log_end_offset(log);
-    if (r->valid && r->key_ops == ops && r->key_leo == leo && r->key_start == start &&
-        r->key_inc == s->inc[id])
-        return r;
-    r->valid = 0;
-    if (leo < start || grow_rlog(r, (size_t)(leo - start) + 1) != 0)
-        return NULL;
-    for (int64_t o = start; o < leo; o++) {
-        r->ids[o - start] = 0;
-        r->epochs[o - start] = -1;
-    }
-    int64_t off = start;
-    while (off < leo) {
-        logrep_log_slice sl;
-        if (logrep_log_read(log, off, 1 << 20, INT64_MAX, 1, &sl) != LOGREP_OK || sl.length == 0)
-            break;
-        if (read_bytes(s, id, sl.file, sl.position, (size_t)sl.length) != 0)
-            break;
-        size_t pos = 0;
-        while (pos < sl.length) {
-            logrep_batch_header h;
-            if (logrep_batch_reader_open(s->rd, s->rbuf + pos, (size_t)sl.length - pos, &h) != LOGREP_OK)
-                break;
-            int64_t last = h.base_offset + h.last_offset_delta;
-            for (int64_t o = h.base_offset; o <= last && o < leo; o++)
-                if (o >= start)
-                    r->epochs[o - start] = h.partition_leader_epoch;
-            logrep_record rec;
-            while (!(h.attributes & LOGREP_ATTR_CONTROL) &&
-                   logrep_batch_reader_next(s->rd, &rec) == LOGREP_OK) {
-                if (rec.offset < start || rec.offset >= leo || rec.value_len != 8)
-                    continue;
-                uint64_t v = 0;
-                for (int k = 0; k < 8; k++)
-                    v = v << 8 | rec.value[k];
-                r->ids[rec.offset - start] = v;
-            }
-            pos += (size_t)h.batch_length + 12;
-        }
-        if (sl.next_offset <= off)
-            break;
-        off = sl.next_offset;
-    }
-    if (off < leo) {
-        lr_sim_fail(s, "harness: node %d partition %d log unreadable at %lld (LEO %lld)", id, part,
-                    (long long)off, (long long)leo);
-        return NULL;
-    }
-    r->valid = 1;
-    r->key_ops = ops;
-    r->key_leo = leo;
-    r->key_start = start;
-    r->key_inc = s->inc[id];
-    r->start = start;
-    r->leo = leo;
-    return r;
-}
-
-static uint64_t rlog_at(const lr_sim_rlog *r, int64_t o)
-{
-    return o >= r->start && o < r->leo ? r->ids[o - r->start] : 0;
 }
 
 /* ------------------------------------------------------------ C */
@@ -228,7 +120,7 @@ static void check_idempotence(logrep_sim *s, int32_t part, int64_t o, uint64_t i
         cp->n_seqs++;
     }
     char b[40];
-    rid_str(id, b, sizeof b);
+    lr_sim_rid_str(id, b, sizeof b);
     if (cp->seqs[i].gen != cp->gen) {
         cp->seqs[i].gen = cp->gen; /* expectations restart after a sanctioned loss */
     } else if (seq <= cp->seqs[i].last_seq) {
@@ -276,12 +168,12 @@ static int match_c(logrep_sim *s, int32_t part, int32_t id, const lr_sim_rlog *r
     if (from < r->start)
         from = r->start;
     for (int64_t o = from; o < to && o < cp->true_hw; o++) {
-        uint64_t v = rlog_at(r, o);
+        uint64_t v = lr_sim_rlog_at(r, o);
         if (v == cp->c[o])
             continue;
         char a[40], b[40];
-        rid_str(v, a, sizeof a);
-        rid_str(cp->c[o], b, sizeof b);
+        lr_sim_rid_str(v, a, sizeof a);
+        lr_sim_rid_str(cp->c[o], b, sizeof b);
         if (cp->cgen[o] != cp->gen) {
             char why[160];
             snprintf(why, sizeof why, "node %d holds %s where C had %s at %lld", id, a, b, (long long)o);
@@ -566,191 +458,7 @@ void lr_sim_check(logrep_sim *s)
         lr_sim_gck_step(s);
 }
 
-/* ------------------------------------------------------------ clients */
-
-/* A replica of an epoch that a sanctioned loss left behind (a zombie
- * leader that has not heard of the unclean election yet) may still serve
- * what the loss gave up: that is the sanctioned loss itself, logged, not a
- * new violation. */
-static int zombie_serve(logrep_sim *s, int32_t part, int32_t epoch)
-{
-    const lr_sim_cpart *cp = &s->cp[part];
-    if (cp->gen == 0 || epoch < 0 || epoch >= cp->gen_epoch)
-        return 0;
-    lr_sim_trace(s, "checker: partition %d: a replica of epoch %d served data the sanctioned loss "
-                    "(generation %u, epoch %d) gave up", part, epoch, cp->gen, cp->gen_epoch);
-    return 1;
-}
-
-void lr_sim_check_ack(logrep_sim *s, int32_t part, uint64_t first, int32_t n, int64_t base,
-                      uint32_t gen_at_send, int32_t served_epoch)
-{
-    lr_sim_cpart *cp = &s->cp[part];
-    if (gen_at_send != cp->gen)
-        return;
-    for (int32_t i = 0; i < n && !s->failed; i++) {
-        int64_t o = base + i;
-        uint64_t id = first + (uint64_t)i;
-        char b[40];
-        rid_str(id, b, sizeof b);
-        /* A leader of an epoch before the sanctioned loss acknowledged
-         * what the loss gave up: I8 holds only without unclean elections
-         * or faults beyond the budget. */
-        if ((o < 0 || o >= cp->true_hw || cp->c[o] != id) && zombie_serve(s, part, served_epoch))
-            return;
-        if (o < 0 || o >= cp->true_hw) {
-            lr_sim_fail(s, "I8: record %s acknowledged at offset %lld of partition %d, not below the "
-                           "true HW %lld", b, (long long)o, part, (long long)cp->true_hw);
-            return;
-        }
-        if (cp->c[o] != id) {
-            char a[40];
-            rid_str(cp->c[o], a, sizeof a);
-            lr_sim_fail(s, "I8: record %s acknowledged at offset %lld of partition %d, where C has %s",
-                        b, (long long)o, part, a);
-            return;
-        }
-        if (s->nacked == s->capacked) {
-            size_t ncap = s->capacked ? s->capacked * 2 : 256;
-            lr_sim_acked *na = realloc(s->acked, ncap * sizeof *na);
-            if (!na)
-                return;
-            s->acked = na;
-            s->capacked = ncap;
-        }
-        s->acked[s->nacked++] = (lr_sim_acked){id, part, o, cp->gen, 0};
-    }
-}
-
-void lr_sim_check_not_appended(logrep_sim *s, int32_t part, uint64_t first, int32_t n)
-{
-    for (int32_t id = 1; id <= s->nb; id++) {
-        const lr_sim_rlog *r = s->node[id] ? lr_sim_replica_log(s, id, part) : NULL;
-        if (!r)
-            continue;
-        for (int64_t o = r->start; o < r->leo; o++) {
-            uint64_t v = r->ids[o - r->start];
-            if (v >= first && v < first + (uint64_t)n) {
-                char b[40];
-                rid_str(v, b, sizeof b);
-                lr_sim_fail(s, "I8: record %s refused with NOT_ENOUGH_REPLICAS is in node %d's log at %lld",
-                            b, id, (long long)o);
-                return;
-            }
-        }
-    }
-}
-
-void lr_sim_check_read(logrep_sim *s, int32_t part, int64_t o, uint64_t id, int32_t batch_epoch)
-{
-    lr_sim_cpart *cp = &s->cp[part];
-    char b[40];
-    rid_str(id, b, sizeof b);
-    if (o >= cp->true_hw) {
-        if (zombie_serve(s, part, batch_epoch))
-            return;
-        lr_sim_fail(s, "I9: consumer read %s at offset %lld of partition %d, at or above the true HW %lld",
-                    b, (long long)o, part, (long long)cp->true_hw);
-        return;
-    }
-    if (cp->c[o] != id) {
-        if (cp->cgen[o] != cp->gen)
-            return; /* C was rebased (sanctioned) since */
-        char a[40];
-        rid_str(cp->c[o], a, sizeof a);
-        lr_sim_fail(s, "I9: consumer read %s at offset %lld of partition %d, committed log has %s", b,
-                    (long long)o, part, a);
-        return;
-    }
-    for (size_t i = 0; i < s->nacked; i++)
-        if (s->acked[i].partition == part && s->acked[i].offset == o && s->acked[i].id == id)
-            s->acked[i].read = 1;
-}
-
-void lr_sim_check_end_offset(logrep_sim *s, lr_sim_actor *a, int64_t end, int from_list,
-                             int32_t epoch)
-{
-    lr_sim_cpart *cp = &s->cp[a->partition];
-    if (end > cp->true_hw && zombie_serve(s, a->partition, epoch)) {
-        return;
-    }
-    if (end > cp->true_hw) {
-        lr_sim_fail(s, "I9: client %d was told end offset %lld of partition %d, above the true HW %lld",
-                    a->idx, (long long)end, a->partition, (long long)cp->true_hw);
-        return;
-    }
-    if ((uint32_t)a->max_seen_gen != cp->gen || a->max_seen_rebases != cp->rebases) {
-        a->max_seen_gen = (int)cp->gen;
-        a->max_seen_rebases = cp->rebases;
-        a->max_seen_end = 0;
-    }
-    if (from_list && end < a->max_seen_end) {
-        lr_sim_fail(s, "I7: ListOffsets(latest) told client %d %lld for partition %d after it had seen %lld",
-                    a->idx, (long long)end, a->partition, (long long)a->max_seen_end);
-        return;
-    }
-    if (end > a->max_seen_end)
-        a->max_seen_end = end;
-}
-
-/* I15 after a heal: converged replicas and every acked record read. */
-int lr_sim_check_liveness(logrep_sim *s)
-{
-    for (int32_t p = 0; p < s->conf.partitions; p++) {
-        const lr_md_partition *mp = lr_sim_ctl_part(s, p);
-        if (!mp || mp->leader < 0) {
-            lr_sim_fail(s, "I15: partition %d has no leader after the heal", p);
-            return -1;
-        }
-        if (mp->n_isr != mp->n_replicas || mp->n_elr) {
-            lr_sim_fail(s, "I15: partition %d: ISR %d of %d replicas, ELR %d after the heal", p,
-                        mp->n_isr, mp->n_replicas, mp->n_elr);
-            return -1;
-        }
-        const lr_sim_rlog *lr = lr_sim_replica_log(s, mp->leader, p);
-        if (!lr) {
-            lr_sim_fail(s, "I15: partition %d: leader %d unreadable", p, mp->leader);
-            return -1;
-        }
-        for (int32_t i = 0; i < mp->n_replicas; i++) {
-            int32_t id = mp->replicas[i];
-            logrep_sim_replica v;
-            const lr_sim_rlog *r = lr_sim_replica_log(s, id, p);
-            if (logrep_sim_replica_view(s, id, p, &v) != LOGREP_OK || !r) {
-                lr_sim_fail(s, "I15: partition %d: replica %d not running", p, id);
-                return -1;
-            }
-            if (v.high_watermark != v.log_end_offset || r->leo != lr->leo) {
-                lr_sim_fail(s, "I15: partition %d: replica %d HW %lld LEO %lld, leader LEO %lld", p, id,
-                            (long long)v.high_watermark, (long long)v.log_end_offset,
-                            (long long)lr->leo);
-                return -1;
-            }
-            for (int64_t o = r->start > lr->start ? r->start : lr->start; o < r->leo; o++)
-                if (rlog_at(r, o) != rlog_at(lr, o)) {
-                    lr_sim_fail(s, "I15: partition %d: replicas %d and %d differ at offset %lld", p, id,
-                                mp->leader, (long long)o);
-                    return -1;
-                }
-        }
-        if (s->cp[p].true_hw != lr->leo) {
-            lr_sim_fail(s, "I15: partition %d: true HW %lld, converged LEO %lld", p,
-                        (long long)s->cp[p].true_hw, (long long)lr->leo);
-            return -1;
-        }
-    }
-    for (size_t i = 0; i < s->nacked; i++) {
-        const lr_sim_acked *k = &s->acked[i];
-        if (k->gen == s->cp[k->partition].gen && !k->read) {
-            char b[40];
-            rid_str(k->id, b, sizeof b);
-            lr_sim_fail(s, "I15: acked record %s (partition %d offset %lld) was never read by the tail consumer",
-                        b, k->partition, (long long)k->offset);
-            return -1;
-        }
-    }
-    return 0;
-}
+/* ------------------------------------------------------------ ghost state */
 
 void lr_sim_check_part_init(lr_sim_cpart *cp)
 {

@@ -337,12 +337,17 @@ int32_t lr_sim_gck_opart(const char *group_id);
 /* The largest acknowledged commit of (group, part), -1 none. */
 int64_t lr_sim_gck_max_acked(logrep_sim *s, int32_t group, int32_t part);
 
-/* check.c */
-void lr_sim_check(logrep_sim *s);
+/* check_rlog.c */
 /* A partition's replica log as node id holds it (NULL when down or not
  * hosted, or unreadable). */
 const lr_sim_rlog *lr_sim_replica_log(logrep_sim *s, int32_t id, int32_t part);
-/* Client outcomes. */
+/* The record id at offset o (0 outside the log). */
+static inline uint64_t lr_sim_rlog_at(const lr_sim_rlog *r, int64_t o)
+{
+    return o >= r->start && o < r->leo ? r->ids[o - r->start] : 0;
+}
+
+/* check_clients.c: client outcomes. */
 void lr_sim_check_ack(logrep_sim *s, int32_t part, uint64_t first_id, int32_t n, int64_t base,
                       uint32_t gen_at_send, int32_t served_epoch);
 void lr_sim_check_not_appended(logrep_sim *s, int32_t part, uint64_t first_id, int32_t n);
@@ -352,18 +357,26 @@ void lr_sim_check_read(logrep_sim *s, int32_t part, int64_t offset, uint64_t id,
 /* epoch: the serving replica's leader epoch, -1 when unknown. */
 void lr_sim_check_end_offset(logrep_sim *s, lr_sim_actor *a, int64_t end, int from_list,
                              int32_t epoch);
+
+/* check_heal.c: I15 after a heal: converged replicas and every acked
+ * record read. 0 or -1 (failed). */
+int lr_sim_check_liveness(logrep_sim *s);
+
+/* check.c */
+void lr_sim_check(logrep_sim *s);
 void lr_sim_mark_lossy(logrep_sim *s, int32_t id);
 void lr_sim_check_free(logrep_sim *s);
 /* The checker's initial state of one partition. */
 void lr_sim_check_part_init(lr_sim_cpart *cp);
 /* The topic is gone: forget its ghost state and acknowledged writes. */
 void lr_sim_check_topic_deleted(logrep_sim *s);
-int lr_sim_check_liveness(logrep_sim *s);
 /* Controller partition (NULL when unknown). */
 const struct lr_md_partition *lr_sim_ctl_part(logrep_sim *s, int32_t part);
 /* The same for any topic. */
 const struct lr_md_partition *lr_sim_ctl_part_of(logrep_sim *s, const char *topic, int32_t part);
 /* Node id runs and the controller holds this incarnation's registration. */
 int lr_sim_registered_now(logrep_sim *s, int32_t id);
+/* A record id as the trace prints it: wW.S#Q. */
+void lr_sim_rid_str(uint64_t id, char *buf, size_t n);
 
 #endif
