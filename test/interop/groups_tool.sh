@@ -84,6 +84,40 @@ t_unreachable() {
 }
 check "an unreachable server: an error and exit status 2" t_unreachable
 
+# ---- a hostile broker: errors and exit status 1 or 2, never a crash (the
+# ASan build when there is one: make test builds it)
+t_bad_broker() {
+    local bin=$LOGREP seed mode pid port a out st ok=0 runs=0
+    [ -x "$B/asan/logrep" ] && bin=$B/asan/logrep
+    for seed in $(seq 1 40); do
+        case $seed in 1) mode=big ;; 2) mode=neg ;; 3) mode=trunc ;; 4) mode=silent ;;
+            *) mode=$([ $((seed % 2)) = 0 ] && echo mutate || echo shapes) ;; esac
+        : > "$CL_DIR/bad.port"
+        python3 "$SRC/groups_bad_broker.py" "$seed" "$mode" > "$CL_DIR/bad.port" &
+        pid=$!
+        local t=0
+        while [ ! -s "$CL_DIR/bad.port" ] && [ $t -lt 100 ]; do sleep 0.05; t=$((t+1)); done
+        port=$(head -1 "$CL_DIR/bad.port")
+        [ -n "$port" ] || { kill "$pid"; echo "the fake broker did not start"; return 1; }
+        for a in "--list --state --protocol-type" "--describe --group g" "--describe --all-groups"; do
+            # exitcode: a sanitizer report must not pass for exit status 1
+            out=$(ASAN_OPTIONS=detect_leaks=1:exitcode=99 UBSAN_OPTIONS=halt_on_error=1 \
+                timeout 30 "$bin" groups --bootstrap-server "127.0.0.1:$port" --timeout 300 $a 2>&1)
+            st=$?
+            runs=$((runs+1))
+            if [ $st -gt 2 ] || echo "$out" | grep -q 'Sanitizer\|runtime error'; then
+                kill "$pid"; wait "$pid" 2>/dev/null
+                echo "seed $seed $mode [$a]: exit status $st"; echo "$out" | tail -8
+                return 1
+            fi
+            [ $st = 0 ] && ok=$((ok+1))
+        done
+        kill "$pid"; wait "$pid" 2>/dev/null
+    done
+    echo "note: $runs runs of $(basename "$(dirname "$bin")")/logrep, $ok with exit status 0"
+}
+check "random, mutated, oversized, truncated and missing answers: no crash" t_bad_broker
+
 # ---- a group that consumed everything and left: offsets committed, lag 0
 t_commit() {
     local p
