@@ -81,10 +81,12 @@ $(B)/gen/err_table.h: include/logrep.h tools/gen_err_table.sh
 	@mkdir -p $(@D)
 	sh tools/gen_err_table.sh include/logrep.h > $@.tmp && mv $@.tmp $@
 
-# Protocol field names are generated from the schema tables: one list.
-$(B)/gen/field_names.h: lib/proto/schema.c lib/proto/schema_msgs.c tools/gen_field_names.sh
+# Protocol field names are generated from the schema tables (schema.c and
+# the table files by API family, schema_*.c): one list.
+SCHEMA_SRCS := $(sort $(wildcard lib/proto/schema*.c))
+$(B)/gen/field_names.h: $(SCHEMA_SRCS) tools/gen_field_names.sh
 	@mkdir -p $(@D)
-	sh tools/gen_field_names.sh lib/proto/schema.c lib/proto/schema_msgs.c > $@.tmp && mv $@.tmp $@
+	sh tools/gen_field_names.sh $(SCHEMA_SRCS) > $@.tmp && mv $@.tmp $@
 
 $(B)/obj/%.o: %.c $(GEN_HDRS)
 	@mkdir -p $(@D)

@@ -56,8 +56,10 @@ Test(listener, controller_apis_only_on_controller_listener, .timeout = 60)
     expect_closed(&w, "CONTROLLER", simple(LOGREP_API_METADATA, 9));
     expect_closed(&w, "CONTROLLER", simple(LOGREP_API_PRODUCE, 7));
     expect_closed(&w, "CONTROLLER", simple(LOGREP_API_LIST_OFFSETS, 1));
-    /* Not served anywhere: the group APIs. */
-    expect_closed(&w, "PLAINTEXT", simple(LOGREP_API_JOIN_GROUP, 0));
+    expect_closed(&w, "CONTROLLER", simple(LOGREP_API_JOIN_GROUP, 0));
+    expect_closed(&w, "CONTROLLER", simple(LOGREP_API_OFFSET_COMMIT, 8));
+    /* Not served anywhere: the transaction APIs. */
+    expect_closed(&w, "PLAINTEXT", simple(LOGREP_API_ADD_PARTITIONS_TO_TXN, 0));
     teardown(&w);
 }
 
@@ -125,7 +127,7 @@ Test(listener, api_versions_advertises_what_is_served, .timeout = 60)
     run(&w, 1000);
     char keys[512];
     advertised(&w, "PLAINTEXT", keys, sizeof keys);
-    cr_assert_str_eq(keys, "0,1,2,3,10,18,19,20,22,23,32,33,44");
+    cr_assert_str_eq(keys, "0,1,2,3,8,9,10,11,12,13,14,15,16,18,19,20,22,23,32,33,42,44,47");
     advertised(&w, "CONTROLLER", keys, sizeof keys);
     cr_assert_str_eq(keys, "1,18,19,20,33,44,56,62,63,67");
     /* Every advertised API is answered, not closed. */

@@ -120,50 +120,6 @@ Test(node, cluster_produces_replicates_and_fails_over)
  * (FindCoordinator v2); groups are not served yet, so the broker answers
  * COORDINATOR_NOT_AVAILABLE instead of closing the connection its Fetch
  * requests share. */
-Test(node, find_coordinator_is_answered_not_available, .timeout = 30)
-{
-    net w;
-    setup(&w, 1);
-    run(&w, 500);
-    for (int v = 0; v <= 4; v += 2) {
-        logrep_msg *m, *r;
-        logrep_msg_new(NULL, &m);
-        logrep_msg_new(NULL, &r);
-        cr_assert_eq(logrep_msg_init_request(m, LOGREP_API_FIND_COORDINATOR, v, 21, "rdkafka"),
-                     LOGREP_OK);
-        logrep_struct *root = logrep_msg_root(m);
-        if (v < 4) {
-            logrep_struct_set_bytes(root, logrep_struct_field(root, "Key"), "grp", 3);
-        } else {
-            int fk = logrep_struct_field(root, "CoordinatorKeys");
-            logrep_struct_set_count(root, fk, 1);
-            logrep_struct_set_elem_bytes(root, fk, 0, "grp", 3);
-        }
-        uint64_t c = client_send(&w, 1, m);
-        client_wait(&w, c, LOGREP_API_FIND_COORDINATOR, v, r, 1000);
-        logrep_struct *rs = logrep_msg_root(r);
-        cr_assert_eq(logrep_msg_correlation_id(r), 21);
-        if (v < 4) {
-            cr_assert_eq(fint(rs, "ErrorCode"), LOGREP_ERR_COORDINATOR_NOT_AVAILABLE, "v%d", v);
-            cr_assert_eq(fint(rs, "NodeId"), -1);
-        } else {
-            logrep_struct *ce = elem(rs, "Coordinators", 0);
-            cr_assert_eq(fint(ce, "ErrorCode"), LOGREP_ERR_COORDINATOR_NOT_AVAILABLE);
-            const uint8_t *k;
-            int32_t kl;
-            logrep_struct_bytes(ce, logrep_struct_field(ce, "Key"), &k, &kl);
-            cr_assert_eq(kl, 3);
-            cr_assert_arr_eq(k, "grp", 3);
-        }
-        logrep_msg_free(m);
-        logrep_msg_free(r);
-    }
-    teardown(&w);
-}
-
-/* acks=all completes from the frames alone: no tick is needed between the
- * produce and its answer (the follower's parked fetch is answered when the
- * data arrives, its next fetch moves the HW). */
 Test(node, acks_all_needs_no_tick)
 {
     net w;

@@ -719,7 +719,9 @@ static void on_accept(int lfd, int kind, int listener)
     if (S.accept_resume_ms)
         return; /* an event of this round from before the pause */
     for (int i = 0; i < 64; i++) {
-        int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        struct sockaddr_storage sa;
+        socklen_t salen = sizeof sa;
+        int fd = accept4(lfd, (struct sockaddr *)&sa, &salen, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EMFILE || errno == ENFILE)
                 accept_pause();
@@ -744,6 +746,13 @@ static void on_accept(int lfd, int kind, int listener)
         /* The node serves controller APIs only on controller listeners. */
         if (listener >= 0)
             logrep_node_accepted(S.node, c->id, S.bc->listeners[listener].name);
+        /* Group members show their client host as Kafka does: "/" and the IP. */
+        char ip[INET6_ADDRSTRLEN + 1] = "/";
+        const void *a = sa.ss_family == AF_INET6
+                            ? (const void *)&((struct sockaddr_in6 *)&sa)->sin6_addr
+                            : (const void *)&((struct sockaddr_in *)&sa)->sin_addr;
+        if (kind == K_CLIENT && inet_ntop(sa.ss_family, a, ip + 1, sizeof ip - 1))
+            logrep_node_peer(S.node, c->id, ip);
         if (kind == K_CLIENT)
             S.m.connections_accepted++;
     }

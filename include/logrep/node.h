@@ -131,6 +131,13 @@ LOGREP_API logrep_err logrep_node_request(logrep_node *node, uint64_t conn, cons
  *  LOGREP_ERR__NOMEM. */
 LOGREP_API logrep_err logrep_node_accepted(logrep_node *node, uint64_t conn, const char *listener);
 
+/** The address of an accepted connection's client, as the host wants it
+ *  shown (Kafka shows "/" and the IP address): group members joining on
+ *  it report it as their client host (DescribeGroups). Optional; copied
+ *  (at most 47 bytes kept).
+ *  @return LOGREP_OK, LOGREP_ERR__INVALID_ARG, LOGREP_ERR__NOMEM. */
+LOGREP_API logrep_err logrep_node_peer(logrep_node *node, uint64_t conn, const char *address);
+
 /** A response frame on a connection the node opened with connect.
  *  @return LOGREP_OK, LOGREP_ERR__CORRUPT (the connection is closed). */
 LOGREP_API logrep_err logrep_node_response(logrep_node *node, uint64_t conn, const void *frame,

@@ -138,6 +138,12 @@ LR_CONF_PROP(OFFSETS_TOPIC_NUM_PARTITIONS, "offsets.topic.num.partitions", LR_CO
     "Partitions of __consumer_offsets; a group's coordinator leads partition abs(hashCode(group.id)) mod this.")
 LR_CONF_PROP(OFFSETS_TOPIC_REPLICATION_FACTOR, "offsets.topic.replication.factor", LR_CONF_INT, 3, 1, 32767, NULL, NULL,
     "Replication factor of __consumer_offsets (capped by the live brokers when it is created).")
+LR_CONF_PROP(OFFSETS_TOPIC_SEGMENT_BYTES, "offsets.topic.segment.bytes", LR_CONF_INT, 104857600, 14, LR_I32MAX, NULL, NULL,
+    "segment.bytes of __consumer_offsets, set when it is created.")
+LR_CONF_PROP(OFFSETS_COMMIT_TIMEOUT_MS, "offsets.commit.timeout.ms", LR_CONF_INT, 5000, 1, LR_I32MAX, NULL, NULL,
+    "How long an offsets append waits for its replicas; past it the commit fails with the append's timeout.")
+LR_CONF_PROP(OFFSETS_LOAD_BUFFER_SIZE, "offsets.load.buffer.size", LR_CONF_INT, 5242880, 1024, LR_I32MAX, NULL, NULL,
+    "Bytes of an offsets partition a node's tick replays at most while loading it, so one tick never stalls the node.")
 LR_CONF_PROP(OFFSETS_RETENTION_MINUTES, "offsets.retention.minutes", LR_CONF_INT, 10080, 1, LR_I32MAX, NULL, NULL,
     "Committed offsets of a group that stays empty this long are deleted (tombstones).")
 LR_CONF_PROP(OFFSETS_RETENTION_CHECK_INTERVAL_MS, "offsets.retention.check.interval.ms", LR_CONF_INT, 600000, 1, LR_I64MAX, NULL, NULL,

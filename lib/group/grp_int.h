@@ -160,14 +160,31 @@ void lr_gci_transition(gc_group *g, int state, int64_t now_ms);
 /* Consumer protocol: 1 when the subscription metadata names topic. */
 int lr_gci_subscribes(const uint8_t *md, size_t len, const char *topic);
 
-/* join.c */
+/* rebalance.c */
+/* Answers a join or sync (kind) with err alone. */
+void lr_gci_answer_error(lr_gc *gc, int kind, uint64_t cookie, int err, const char *member_id);
+/* m's join answer; the leader's lists the members when with_members. */
+void lr_gci_answer_join(lr_gc *gc, gc_group *g, gc_member *m, uint64_t cookie, int with_members,
+                        int skip_assignment);
+/* Answer m's parked join / sync, if any (err 0: the group's current view). */
+void lr_gci_finish_join(lr_gc *gc, gc_group *g, gc_member *m, int err);
+void lr_gci_finish_sync(lr_gc *gc, gc_group *g, gc_member *m, int err);
+void lr_gci_fail_parked(lr_gc *gc, gc_group *g, int err);
+void lr_gci_clear_assignments(lr_gc *gc, gc_group *g);
+void lr_gci_prepare_rebalance(lr_gc *gc, gc_group *g, int64_t now_ms);
 void lr_gci_maybe_complete_join(lr_gc *gc, gc_group *g, int64_t now_ms);
+/* After a membership change: a stable, completing or empty group prepares
+ * a rebalance, a preparing one may complete its join. */
+void lr_gci_maybe_rebalance(lr_gc *gc, gc_group *g, int64_t now_ms);
 void lr_gci_remove_member(lr_gc *gc, gc_group *g, gc_member *m, int err, int64_t now_ms);
 int lr_gci_group_timers(lr_gc *gc, gc_group *g, int64_t now_ms);
 int64_t lr_gci_group_deadline(const gc_group *g);
-void lr_gci_sync_done(lr_gc *gc, gc_append *a, int err, int64_t now_ms);
+
+/* join.c */
 void lr_gci_static_done(lr_gc *gc, gc_append *a, int err, int64_t now_ms);
-void lr_gci_fail_parked(lr_gc *gc, gc_group *g, int err);
+
+/* sync.c */
+void lr_gci_sync_done(lr_gc *gc, gc_append *a, int err, int64_t now_ms);
 
 /* offsets.c */
 void lr_gci_commit_done(lr_gc *gc, gc_append *a, int err);

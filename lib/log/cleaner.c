@@ -1,52 +1,17 @@
 /* Log compaction (docs/storage.md, Compaction): Kafka's cleaner, run by
  * the host in steps of a bounded number of bytes. A pass builds the key
  * map over the dirty section, then rewrites the log from its first
- * segment up to the map's end one group of segments at a time, each
- * group swapped in with Kafka's file protocol (.cleaned, .swap, .deleted). */
+ * segment up to the map's end one group of segments at a time
+ * (cleaner_rewrite.c), each group swapped in with Kafka's file protocol
+ * (cleaner_swap.c). This file: the configuration, when a pass is due, the
+ * pass's state, its reads, the key map (phase 1) and the API. */
 #include <ctype.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/conf.h"
-#include "base/endian.h"
 #include "codec/batch.h"
-#include "codec/compress.h"
-#include "log/log_int.h"
-
-enum { PH_MAP = 1, PH_CLEAN = 2 };
-
-/* Reads of the source segments go through a buffer of this size at most
- * (less when the call's budget is smaller). */
-#define CLEAN_READ_CHUNK (256u * 1024)
-/* Output is written to the .cleaned file once this much is pending. */
-#define CLEAN_WRITE_CHUNK (256u * 1024)
-
-struct lr_clean_pass {
-    int phase;
-    int64_t now_ms;      /* the pass's time: horizons are set and judged by it */
-    int64_t first_dirty, uncleanable, end;
-    lr_keymap map;
-    int64_t seg_base;    /* the segment being read, and where */
-    uint64_t pos;
-    /* read buffer: bytes [rpos, rpos + rlen) of segment rseg */
-    uint8_t *rbuf;
-    size_t rcap, rlen;
-    uint64_t rpos;
-    int64_t rseg;
-    size_t chunk;        /* read size: the budget, within CLEAN_READ_CHUNK */
-    /* the group being written: segments with bases in [out.base, g_next) */
-    int64_t g_next;
-    int group_open;
-    lr_segment out;      /* the new segment's state; its .log.cleaned is f_log */
-    logrep_file *f_log;
-    uint64_t written;    /* bytes of f_log written */
-    lr_buf wbuf, oib, tib, scratch;
-    logrep_record *recs;
-    size_t recs_cap;
-    lr_codec_cache codecs;
-    uint64_t bytes_read, bytes_written, records_removed;
-};
+#include "log/cleaner_int.h"
 
 /* ---- configuration ---- */
 
@@ -121,7 +86,7 @@ static int64_t first_dirty(const logrep_log *log)
     return d < log->log_start || d > log->leo ? log->log_start : d;
 }
 
-static size_t seg_index(const logrep_log *log, int64_t base)
+size_t lr_clean_seg_index(const logrep_log *log, int64_t base)
 {
     size_t lo = 0, hi = log->nsegs;
     while (lo < hi) {
@@ -138,7 +103,7 @@ static size_t seg_index(const logrep_log *log, int64_t base)
  * when none). */
 static size_t seg_holding(const logrep_log *log, int64_t offset)
 {
-    size_t i = seg_index(log, offset);
+    size_t i = lr_clean_seg_index(log, offset);
     if (i == log->nsegs || log->segs[i].base > offset)
         return i ? i - 1 : 0;
     return i;
@@ -200,32 +165,13 @@ static int pass_due(const logrep_log *log, int64_t now_ms, int64_t limit, int fl
 
 /* ---- pass state ---- */
 
-static void path_of(const logrep_log *log, int64_t base, const char *suffix, char *buf)
-{
-    lr_log_seg_path(log, base, suffix, buf);
-}
-
-static const char *const out_suffix[3] = {".log", ".index", ".timeindex"};
-
-static void remove_temp(logrep_log *log, int64_t base)
-{
-    static const char *const tails[2] = {".cleaned", ".swap"};
-    for (int i = 0; i < 3; i++)
-        for (int t = 0; t < 2; t++) {
-            char name[64], path[LR_PATH_MAX];
-            snprintf(name, sizeof name, "%s%s", out_suffix[i], tails[t]);
-            path_of(log, base, name, path);
-            log->st->remove(log->st->ctx, path);
-        }
-}
-
 static void close_group(logrep_log *log, lr_clean_pass *p, int remove)
 {
     if (p->f_log)
         log->st->close(log->st->ctx, p->f_log);
     p->f_log = NULL;
     if (p->group_open && remove)
-        remove_temp(log, p->out.base);
+        lr_clean_remove_temp(log, p->out.base);
     p->group_open = 0;
 }
 
@@ -295,6 +241,23 @@ static logrep_err pass_start(logrep_log *log, int64_t now_ms, int64_t dirty, int
     return LOGREP_OK;
 }
 
+logrep_err lr_clean_finish_pass(logrep_log *log, lr_clean_pass *p, int64_t now_ms)
+{
+    log->clean_first_dirty = p->end;
+    logrep_err err = lr_clean_checkpoint(log);
+    log->cstats.passes++;
+    log->cstats.bytes_read += p->bytes_read;
+    log->cstats.bytes_written += p->bytes_written;
+    log->cstats.records_removed += p->records_removed;
+    log->cstats.last_start_ms = p->now_ms;
+    log->cstats.last_end_ms = now_ms;
+    pass_free(log, p);
+    log->pass = NULL;
+    LR_LOG(&log->logger, LOGREP_LOG_DEBUG, "log", "%s: cleaned up to offset %lld", log->dir,
+           (long long)log->clean_first_dirty);
+    return err;
+}
+
 /* ---- reading batches ---- */
 
 static logrep_err fill(logrep_log *log, lr_clean_pass *p, lr_segment *s, uint64_t pos, size_t need)
@@ -325,8 +288,8 @@ static logrep_err fill(logrep_log *log, lr_clean_pass *p, lr_segment *s, uint64_
 }
 
 /* The batch at pos of s: its bytes (in the read buffer) and header. */
-static logrep_err read_batch(logrep_log *log, lr_clean_pass *p, lr_segment *s, uint64_t pos,
-                             const uint8_t **bp, logrep_batch_header *h)
+logrep_err lr_clean_read_batch(logrep_log *log, lr_clean_pass *p, lr_segment *s, uint64_t pos,
+                               const uint8_t **bp, logrep_batch_header *h)
 {
     if (s->size - pos < LOGREP_BATCH_HEADER_SIZE)
         return LOGREP_ERR__CORRUPT;
@@ -346,7 +309,7 @@ static logrep_err read_batch(logrep_log *log, lr_clean_pass *p, lr_segment *s, u
     return LOGREP_OK;
 }
 
-static logrep_err open_records(logrep_log *log, const uint8_t *b, const logrep_batch_header *h)
+logrep_err lr_clean_open_records(logrep_log *log, const uint8_t *b, const logrep_batch_header *h)
 {
     logrep_err err = logrep_batch_reader_open(log->rd, b, (size_t)h->batch_length +
                                                           LOGREP_LOG_OVERHEAD, NULL);
@@ -365,7 +328,7 @@ static logrep_err map_batch(logrep_log *log, lr_clean_pass *p, const uint8_t *b,
     *full = 0;
     if (h->attributes & (LOGREP_ATTR_CONTROL | LOGREP_ATTR_TRANSACTIONAL))
         return LOGREP_OK;
-    logrep_err err = open_records(log, b, h);
+    logrep_err err = lr_clean_open_records(log, b, h);
     logrep_record r[LR_KEYMAP_RUN];
     lr_keyhash kh[LR_KEYMAP_RUN];
     for (int end = err != LOGREP_OK; !end;) {
@@ -403,7 +366,7 @@ static void start_cleaning(logrep_log *log, lr_clean_pass *p, int full)
 
 static logrep_err map_step(logrep_log *log, lr_clean_pass *p, uint64_t *used)
 {
-    size_t i = seg_index(log, p->seg_base);
+    size_t i = lr_clean_seg_index(log, p->seg_base);
     lr_segment *s = &log->segs[i];
     if (p->pos >= s->size) {
         if (i + 1 < log->nsegs && log->segs[i + 1].base < p->uncleanable) {
@@ -418,7 +381,7 @@ static logrep_err map_step(logrep_log *log, lr_clean_pass *p, uint64_t *used)
     }
     const uint8_t *b;
     logrep_batch_header h;
-    logrep_err err = read_batch(log, p, s, p->pos, &b, &h);
+    logrep_err err = lr_clean_read_batch(log, p, s, p->pos, &b, &h);
     if (err)
         return err;
     uint64_t size = (uint64_t)h.batch_length + LOGREP_LOG_OVERHEAD;
@@ -431,354 +394,6 @@ static logrep_err map_step(logrep_log *log, lr_clean_pass *p, uint64_t *used)
         start_cleaning(log, p, 1);
         return LOGREP_OK;
     }
-    p->pos += size;
-    return LOGREP_OK;
-}
-
-/* ---- phase 2: rewriting groups ---- */
-
-/* Kafka's groupSegmentsBySize: from segment i, the segments whose bases
- * are below the end, while the group stays within segment.bytes, its
- * indexes within segment.index.bytes, and its offsets within int32 of
- * the first base. Returns one past the last. */
-static size_t group_end(const logrep_log *log, size_t i, int64_t end)
-{
-    const lr_segment *f = &log->segs[i];
-    uint64_t size = f->size, oi = f->oi.entries, ti = f->ti.entries;
-    size_t j = i + 1;
-    while (j + 1 < log->nsegs && log->segs[j].base < end) {
-        const lr_segment *s = &log->segs[j];
-        if (size + s->size > (uint64_t)log->seg_bytes || oi + s->oi.entries > log->oi_max ||
-            ti + s->ti.entries > log->ti_max || s->next_offset - 1 - f->base > INT32_MAX)
-            break;
-        size += s->size;
-        oi += s->oi.entries;
-        ti += s->ti.entries;
-        j++;
-    }
-    return j;
-}
-
-static logrep_err open_group(logrep_log *log, lr_clean_pass *p, size_t i)
-{
-    size_t j = group_end(log, i, p->end);
-    lr_seg_init(&p->out, log->segs[i].base, -1);
-    p->g_next = log->segs[j].base;
-    p->written = 0;
-    lr_buf_clear(&p->wbuf);
-    lr_buf_clear(&p->oib);
-    lr_buf_clear(&p->tib);
-    char path[LR_PATH_MAX];
-    path_of(log, p->out.base, ".log.cleaned", path);
-    p->group_open = 1;
-    logrep_err err = log->st->open(log->st->ctx, path, LOGREP_OPEN_WRITE | LOGREP_OPEN_CREATE,
-                                   &p->f_log);
-    if (err)
-        p->f_log = NULL;
-    if (!err && (err = log->st->truncate(log->st->ctx, p->f_log, 0)))
-        err = lr_log_io(log, err);
-    p->seg_base = p->out.base;
-    p->pos = 0;
-    return err ? lr_log_io(log, err) : LOGREP_OK;
-}
-
-static logrep_err flush_out(logrep_log *log, lr_clean_pass *p)
-{
-    if (!p->wbuf.len)
-        return LOGREP_OK;
-    logrep_err err = log->st->write(log->st->ctx, p->f_log, p->written, p->wbuf.data, p->wbuf.len);
-    if (err)
-        return lr_log_io(log, err);
-    p->written += p->wbuf.len;
-    lr_buf_clear(&p->wbuf);
-    return LOGREP_OK;
-}
-
-/* Appends a batch to the new segment (the .log bytes and its indexes). */
-static logrep_err out_batch(logrep_log *log, lr_clean_pass *p, const uint8_t *b, size_t size,
-                            int in_wbuf)
-{
-    logrep_batch_header h;
-    lr_batch_header_decode(b, &h);
-    logrep_err err = lr_seg_index_batch_buf(log, &p->out, p->out.size, &h, size, &p->oib, &p->tib);
-    if (!err && !in_wbuf)
-        err = lr_buf_append(&p->wbuf, b, size);
-    if (err)
-        return err;
-    p->out.size += size;
-    p->out.next_offset = logrep_batch_last_offset(&h) + 1;
-    p->bytes_written += size;
-    return p->wbuf.len >= CLEAN_WRITE_CHUNK ? flush_out(log, p) : LOGREP_OK;
-}
-
-static int last_of_producer(const logrep_log *log, const logrep_batch_header *h)
-{
-    if (h->producer_id < 0)
-        return 0;
-    const lr_producer *pr = lr_pstate_find(&log->ps, h->producer_id);
-    return pr && pr->nb && pr->b[0].last_offset == logrep_batch_last_offset(h);
-}
-
-static logrep_err keep_records(logrep_log *log, lr_clean_pass *p, size_t n)
-{
-    if (n <= p->recs_cap)
-        return LOGREP_OK;
-    size_t cap = p->recs_cap ? p->recs_cap * 2 : 64;
-    while (cap < n)
-        cap *= 2;
-    logrep_record *v = lr_realloc(&log->alloc, p->recs, p->recs_cap * sizeof *v, cap * sizeof *v);
-    if (!v)
-        return LOGREP_ERR__NOMEM;
-    p->recs = v;
-    p->recs_cap = cap;
-    return LOGREP_OK;
-}
-
-/* Kafka's shouldRetainRecord and filterTo for one batch: what survives
- * goes to the new segment, whole when nothing changed. */
-static logrep_err clean_batch(logrep_log *log, lr_clean_pass *p, const uint8_t *b,
-                              const logrep_batch_header *h, size_t size)
-{
-    if (h->base_offset > p->map.last_offset ||
-        (h->attributes & (LOGREP_ATTR_CONTROL | LOGREP_ATTR_TRANSACTIONAL)))
-        return out_batch(log, p, b, size, 0);
-    int has_horizon = (h->attributes & LOGREP_ATTR_DELETE_HORIZON) != 0;
-    int expired = has_horizon && p->now_ms >= h->base_timestamp;
-    /* one more than the count: the call that meets the end writes there */
-    logrep_err err = keep_records(log, p, h->record_count > 0 ? (size_t)h->record_count + 1 : 1);
-    if (!err)
-        err = open_records(log, b, h);
-    size_t n = 0;
-    int tombstones = 0;
-    lr_keyhash kh[LR_KEYMAP_RUN];
-    for (int end = err != LOGREP_OK; !end;) {
-        /* A run of records into p->recs (room for the batch), their keys
-         * hashed first, then judged. */
-        size_t run = 0, at = n;
-        while (run < LR_KEYMAP_RUN) {
-            logrep_record *r = &p->recs[at + run];
-            if ((err = logrep_batch_reader_next(log->rd, r)) != LOGREP_OK) {
-                end = 1;
-                break;
-            }
-            if (r->key && r->offset <= p->map.last_offset)
-                lr_keymap_hash(&p->map, r->key, (size_t)r->key_len, &kh[run]);
-            run++;
-        }
-        for (size_t i = 0; i < run; i++) {
-            const logrep_record *r = &p->recs[at + i];
-            int keep = r->offset > p->map.last_offset ||
-                       (r->key && r->offset >= lr_keymap_get_hashed(&p->map, &kh[i]) &&
-                        (r->value || !expired));
-            if (keep) {
-                tombstones |= !r->value;
-                p->recs[n++] = *r;
-            }
-        }
-    }
-    if (err != LOGREP_ERR__END)
-        return err == LOGREP_ERR__NOMEM ? err : LOGREP_ERR__CORRUPT;
-    p->records_removed += (uint64_t)h->record_count - n;
-    int last = last_of_producer(log, h);
-    if (!n && !last)
-        return LOGREP_OK;
-    if (n == (size_t)h->record_count && !(tombstones && !has_horizon))
-        return out_batch(log, p, b, size, 0);
-    int64_t horizon = -1;
-    if (has_horizon)
-        horizon = h->base_timestamp;
-    else if (tombstones)
-        horizon = p->now_ms > INT64_MAX - log->cc.delete_retention_ms
-                      ? INT64_MAX
-                      : p->now_ms + log->cc.delete_retention_ms;
-    size_t at = p->wbuf.len;
-    if ((err = lr_batch_rebuild(h, p->recs, n, horizon, &p->wbuf, &p->scratch, &p->codecs)))
-        return err == LOGREP_ERR__NOMEM ? err : LOGREP_ERR__CORRUPT;
-    return out_batch(log, p, p->wbuf.data + at, p->wbuf.len - at, 1);
-}
-
-static logrep_err write_index_file(logrep_log *log, int64_t base, const char *suffix,
-                                   const lr_buf *b)
-{
-    char path[LR_PATH_MAX];
-    path_of(log, base, suffix, path);
-    logrep_file *f;
-    const logrep_storage *st = log->st;
-    logrep_err err = st->open(st->ctx, path, LOGREP_OPEN_WRITE | LOGREP_OPEN_CREATE, &f);
-    if (err)
-        return lr_log_io(log, err);
-    if (!(err = st->truncate(st->ctx, f, 0)) && b->len)
-        err = st->write(st->ctx, f, 0, b->data, b->len);
-    if (!err)
-        err = st->sync(st->ctx, f);
-    st->close(st->ctx, f);
-    return lr_log_io(log, err);
-}
-
-static logrep_err rename_suffix(logrep_log *log, int64_t base, const char *from, const char *to)
-{
-    char a[LR_PATH_MAX], b[LR_PATH_MAX];
-    path_of(log, base, from, a);
-    path_of(log, base, to, b);
-    return lr_log_io(log, log->st->rename(log->st->ctx, a, b));
-}
-
-static logrep_err sync_dir(logrep_log *log)
-{
-    return log->st->sync_dir ? lr_log_io(log, log->st->sync_dir(log->st->ctx, log->dir))
-                             : LOGREP_OK;
-}
-
-/* Writes, syncs and commits the new segment: up to the rename of
- * .log.cleaned to .log.swap a failure leaves the log as it was. */
-static logrep_err commit_group(logrep_log *log, lr_clean_pass *p)
-{
-    lr_segment *o = &p->out;
-    logrep_err err = flush_out(log, p);
-    /* The final time-index entry a roll writes, so a reload finds the
-     * segment's largest timestamp. */
-    if (!err && o->max_ts > (o->ti.entries ? o->ti.last_a : -1)) {
-        uint8_t e[LR_TI_ENTRY];
-        lr_put_be64(e, (uint64_t)o->max_ts);
-        lr_put_be32(e + 8, (uint32_t)(o->max_ts_offset - o->base));
-        if (!(err = lr_buf_append(&p->tib, e, LR_TI_ENTRY))) {
-            o->ti.entries++;
-            o->ti.last_a = o->max_ts;
-            o->ti.last_b = o->max_ts_offset;
-        }
-    }
-    if (!err && (err = log->st->sync(log->st->ctx, p->f_log)))
-        err = lr_log_io(log, err);
-    if (!err)
-        err = write_index_file(log, o->base, ".index.cleaned", &p->oib);
-    if (!err)
-        err = write_index_file(log, o->base, ".timeindex.cleaned", &p->tib);
-    if (!err) {
-        char line[64];
-        int n = snprintf(line, sizeof line, "%lld %lld\n", (long long)o->base,
-                         (long long)p->g_next);
-        err = lr_log_io(log, lr_file_replace(log->st, log->dir, LR_SWAP_MARKER, line, (size_t)n));
-    }
-    /* Indexes first: a .log.swap always has its indexes beside it. */
-    if (!err)
-        err = rename_suffix(log, o->base, ".index.cleaned", ".index.swap");
-    if (!err)
-        err = rename_suffix(log, o->base, ".timeindex.cleaned", ".timeindex.swap");
-    if (!err)
-        err = sync_dir(log);
-    if (!err)
-        err = rename_suffix(log, o->base, ".log.cleaned", ".log.swap");
-    return err;
-}
-
-/* After the commit: the old segments go (.deleted), the swap takes their
- * names, the list in memory follows. A failure here leaves the directory
- * for recovery to finish (the log then refuses changes until reopened). */
-static logrep_err install_group(logrep_log *log, lr_clean_pass *p)
-{
-    lr_segment *o = &p->out;
-    size_t i = seg_index(log, o->base), j = seg_index(log, p->g_next);
-    logrep_err err = sync_dir(log);
-    for (size_t k = i; k < j && !err; k++) {
-        lr_segment *s = &log->segs[k];
-        lr_seg_close_files(log, s);
-        static const char *const sfx[4] = {".log", ".index", ".timeindex", ".txnindex"};
-        for (int f = 0; f < 4 && !err; f++) {
-            char del[32], path[LR_PATH_MAX];
-            snprintf(del, sizeof del, "%s.deleted", sfx[f]);
-            err = rename_suffix(log, s->base, sfx[f], del);
-            if (err == LOGREP_ERR__NOENT && f > 0)
-                err = LOGREP_OK;
-            else if (!err) {
-                path_of(log, s->base, del, path);
-                log->st->remove(log->st->ctx, path);
-            }
-        }
-    }
-    for (int f = 0; f < 3 && !err; f++) {
-        char swp[32];
-        snprintf(swp, sizeof swp, "%s.swap", out_suffix[f]);
-        err = rename_suffix(log, o->base, swp, out_suffix[f]);
-    }
-    if (!err)
-        err = sync_dir(log);
-    if (err) {
-        log->failed = LOGREP_ERR_KAFKA_STORAGE_ERROR;
-        LR_LOG(&log->logger, LOGREP_LOG_ERROR, "log",
-               "%s: cleaner: swap of segment %020lld failed (%s); log is read-only until "
-               "reopened, which completes the swap",
-               log->dir, (long long)o->base, logrep_err_name(err));
-        return err;
-    }
-    char path[LR_PATH_MAX];
-    lr_log_path(log, LR_SWAP_MARKER, path);
-    log->st->remove(log->st->ctx, path);
-    o->log = o->oi.f = o->ti.f = NULL;
-    o->dirty = 0;
-    log->segs[i] = *o;
-    memmove(&log->segs[i + 1], &log->segs[j], (log->nsegs - j) * sizeof *log->segs);
-    log->nsegs -= j - i - 1;
-    return LOGREP_OK;
-}
-
-static logrep_err finish_pass(logrep_log *log, lr_clean_pass *p, int64_t now_ms)
-{
-    log->clean_first_dirty = p->end;
-    logrep_err err = lr_clean_checkpoint(log);
-    log->cstats.passes++;
-    log->cstats.bytes_read += p->bytes_read;
-    log->cstats.bytes_written += p->bytes_written;
-    log->cstats.records_removed += p->records_removed;
-    log->cstats.last_start_ms = p->now_ms;
-    log->cstats.last_end_ms = now_ms;
-    pass_free(log, p);
-    log->pass = NULL;
-    LR_LOG(&log->logger, LOGREP_LOG_DEBUG, "log", "%s: cleaned up to offset %lld", log->dir,
-           (long long)log->clean_first_dirty);
-    return err;
-}
-
-static logrep_err clean_step(logrep_log *log, lr_clean_pass *p, int64_t now_ms, uint64_t *used)
-{
-    if (!p->group_open) {
-        size_t i = seg_index(log, p->seg_base);
-        if (i + 1 >= log->nsegs || log->segs[i].base >= p->end)
-            return finish_pass(log, p, now_ms);
-        return open_group(log, p, i);
-    }
-    size_t i = seg_index(log, p->seg_base);
-    lr_segment *s = &log->segs[i];
-    if (p->pos >= s->size) {
-        lr_seg_close_files(log, s);
-        if (i + 1 < log->nsegs && log->segs[i + 1].base < p->g_next) {
-            p->seg_base = log->segs[i + 1].base;
-            p->pos = 0;
-            return LOGREP_OK;
-        }
-        logrep_err err = commit_group(log, p);
-        if (!err) {
-            p->group_open = 0;
-            p->rseg = -1;
-            if (p->f_log)
-                log->st->close(log->st->ctx, p->f_log);
-            p->f_log = NULL;
-            err = install_group(log, p);
-            if (err)
-                return err;
-            p->seg_base = p->g_next;
-        }
-        return err;
-    }
-    const uint8_t *b;
-    logrep_batch_header h;
-    logrep_err err = read_batch(log, p, s, p->pos, &b, &h);
-    if (err)
-        return err;
-    size_t size = (size_t)h.batch_length + LOGREP_LOG_OVERHEAD;
-    *used += size;
-    p->bytes_read += size;
-    if ((err = clean_batch(log, p, b, &h, size)))
-        return err;
     p->pos += size;
     return LOGREP_OK;
 }
@@ -807,7 +422,7 @@ LOGREP_API logrep_err logrep_log_clean(logrep_log *log, int64_t now_ms, int64_t 
     log->pass->chunk = budget < CLEAN_READ_CHUNK ? (size_t)budget : CLEAN_READ_CHUNK;
     while (log->pass && !err && (used < budget || !steps)) {
         lr_clean_pass *p = log->pass;
-        err = p->phase == PH_MAP ? map_step(log, p, &used) : clean_step(log, p, now_ms, &used);
+        err = p->phase == PH_MAP ? map_step(log, p, &used) : lr_clean_step(log, p, now_ms, &used);
         steps++;
     }
     if (err && log->pass) {
@@ -846,3 +461,4 @@ LOGREP_API void logrep_log_cleaner_info(const logrep_log *log, logrep_log_cleane
     }
     out->map_bytes = log->pass ? log->pass->map.nslots * LR_KEYMAP_SLOT : 0;
 }
+

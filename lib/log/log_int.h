@@ -214,6 +214,12 @@ struct logrep_log {
     lr_clean_stats cstats;
 };
 
+/* The active segment: the last, there is always one. */
+static inline lr_segment *lr_log_active(logrep_log *log)
+{
+    return &log->segs[log->nsegs - 1];
+}
+
 /* Builds "dir/<20 digits><suffix>" or "dir/name" into buf[LR_PATH_MAX]. */
 void lr_log_seg_path(const logrep_log *log, int64_t base, const char *suffix, char *buf);
 void lr_log_path(const logrep_log *log, const char *name, char *buf);

@@ -106,7 +106,7 @@ int lr_api_forward_admin(logrep_node *n, const lr_req *r)
 }
 
 int lr_admin_create_topic(logrep_node *n, const char *name, int32_t partitions, int16_t rf,
-                          int64_t now_ms)
+                          const char *const *configs, int64_t now_ms)
 {
     lr_peer *c = lr_life_controller(n);
     logrep_struct *r =
@@ -119,5 +119,14 @@ int lr_admin_create_topic(logrep_node *n, const char *name, int32_t partitions, 
     lr_f_set_str(t, LR_FN_Name, name, (int32_t)strlen(name));
     lr_f_set_int(t, LR_FN_NumPartitions, partitions);
     lr_f_set_int(t, LR_FN_ReplicationFactor, rf);
+    int32_t nc = 0;
+    while (configs && configs[2 * nc])
+        nc++;
+    lr_f_set_count(t, LR_FN_Configs, nc);
+    for (int32_t i = 0; i < nc; i++) {
+        logrep_struct *ce = lr_f_elem(t, LR_FN_Configs, i);
+        lr_f_set_str(ce, LR_FN_Name, configs[2 * i], (int32_t)strlen(configs[2 * i]));
+        lr_f_set_str(ce, LR_FN_Value, configs[2 * i + 1], (int32_t)strlen(configs[2 * i + 1]));
+    }
     return lr_peer_send(n, c, &forward_ops, NULL, now_ms);
 }

@@ -1,4 +1,4 @@
-/* ApiVersions, Metadata (with auto-creation) and FindCoordinator. */
+/* ApiVersions and Metadata (with auto-creation). */
 #include <string.h>
 
 #include "node/node_int.h"
@@ -126,7 +126,7 @@ static void fill_requested(logrep_node *n, const lr_req *r, logrep_struct *qt,
         tn[len] = 0;
         lr_admin_create_topic(n, tn, (int32_t)lr_conf_int(n->conf, LR_CONF_NUM_PARTITIONS),
                               (int16_t)lr_conf_int(n->conf, LR_CONF_DEFAULT_REPLICATION_FACTOR),
-                              r->now_ms);
+                              NULL, r->now_ms);
         lr_f_set_int(te, LR_FN_ErrorCode, LOGREP_ERR_LEADER_NOT_AVAILABLE);
     } else {
         lr_f_set_int(te, LR_FN_ErrorCode, LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION);
@@ -160,44 +160,3 @@ int lr_api_metadata(logrep_node *n, const lr_req *r)
     }
     return lr_req_answer(n, r);
 }
-
-/* Group and transaction coordinators are not served yet, but FindCoordinator
- * is advertised: answer COORDINATOR_NOT_AVAILABLE (retriable) rather than
- * closing, so a client that looks up a coordinator in passing (librdkafka's
- * consumer does) keeps its connection for Fetch and Metadata. */
-int lr_api_find_coordinator(logrep_node *n, const lr_req *r)
-{
-    logrep_struct *rq = logrep_msg_root(r->msg);
-    int err = lr_req_init(r);
-    if (err)
-        return err;
-    logrep_struct *rs = logrep_msg_root(r->resp);
-    static const char msg[] = "the coordinator is not available on this broker";
-    if (logrep_msg_version(r->msg) < 4) {
-        lr_f_set_int(rs, LR_FN_ErrorCode, LOGREP_ERR_COORDINATOR_NOT_AVAILABLE);
-        lr_f_set_str(rs, LR_FN_ErrorMessage, msg, (int32_t)sizeof msg - 1);
-        lr_f_set_int(rs, LR_FN_NodeId, -1);
-        lr_f_set_str(rs, LR_FN_Host, "", 0);
-        lr_f_set_int(rs, LR_FN_Port, -1);
-    } else {
-        int fk = lr_fid(rq, LR_FN_CoordinatorKeys);
-        int32_t nk = logrep_struct_count(rq, fk);
-        if (nk < 0)
-            nk = 0;
-        lr_f_set_count(rs, LR_FN_Coordinators, nk);
-        for (int32_t i = 0; i < nk; i++) {
-            const uint8_t *key = NULL;
-            int32_t klen = 0;
-            logrep_struct_elem_bytes(rq, fk, i, &key, &klen);
-            logrep_struct *ce = lr_f_elem(rs, LR_FN_Coordinators, i);
-            lr_f_set_str(ce, LR_FN_Key, (const char *)key, klen < 0 ? 0 : klen);
-            lr_f_set_int(ce, LR_FN_NodeId, -1);
-            lr_f_set_str(ce, LR_FN_Host, "", 0);
-            lr_f_set_int(ce, LR_FN_Port, -1);
-            lr_f_set_int(ce, LR_FN_ErrorCode, LOGREP_ERR_COORDINATOR_NOT_AVAILABLE);
-            lr_f_set_str(ce, LR_FN_ErrorMessage, msg, (int32_t)sizeof msg - 1);
-        }
-    }
-    return lr_req_answer(n, r);
-}
-

@@ -148,6 +148,11 @@ static void produce_part(logrep_node *n, const lr_req *r, logrep_struct *pe, con
         res->res.error = lr_missing_part_error(n, name, len, index);
         return;
     }
+    if (strcmp(p->topic, LR_OFFSETS_TOPIC) == 0) {
+        /* Only the group coordinator writes its internal topic, as in Kafka. */
+        res->res.error = LOGREP_ERR_INVALID_TOPIC_EXCEPTION;
+        return;
+    }
     if (rlen <= 0) {
         res->res.error = LOGREP_ERR_INVALID_RECORD;
         return;
@@ -245,6 +250,10 @@ void lr_produce_collect_part(logrep_node *n, lr_npart *p)
 {
     lr_produce_res r;
     while (lr_partition_next_completion(p->rep, &r)) {
+        if (r.token & LR_GROUP_TOKEN) {
+            lr_groups_completion(n, &r);
+            continue;
+        }
         for (lr_parked *d = n->park.list; d; d = d->next) {
             if (d->ops != &produce_ops)
                 continue;

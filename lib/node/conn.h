@@ -25,6 +25,7 @@ enum { LR_LISTENER_ANY = 0, LR_LISTENER_CLIENT = 1, LR_LISTENER_CONTROLLER = 2 }
 typedef struct lr_conn {
     uint64_t id;
     int listener; /* LR_LISTENER_* */
+    char peer[48]; /* the client's address as the host gave it ("" unknown) */
     lr_slot *head, *tail;
     int closed; /* the node closed it: nothing more is sent, dropped at the next tick */
     struct lr_conn *next;

@@ -1,6 +1,7 @@
 /* The listener a connection arrived on (controller.listener.names tells
  * the controller's apart; dispatch.c serves each its APIs), and the
  * cluster id peers must share. */
+#include <stdio.h>
 #include <string.h>
 
 #include "node/node_int.h"
@@ -30,6 +31,17 @@ LOGREP_API logrep_err logrep_node_accepted(logrep_node *n, uint64_t conn, const 
     c->listener = in_list(lr_conf_str(n->conf, LR_CONF_CONTROLLER_LISTENER_NAMES), listener)
                       ? LR_LISTENER_CONTROLLER
                       : LR_LISTENER_CLIENT;
+    return LOGREP_OK;
+}
+
+LOGREP_API logrep_err logrep_node_peer(logrep_node *n, uint64_t conn, const char *address)
+{
+    if (!n || !address)
+        return LOGREP_ERR__INVALID_ARG;
+    lr_conn *c = lr_node_conn_for(n, conn, 1);
+    if (!c)
+        return LOGREP_ERR__NOMEM;
+    snprintf(c->peer, sizeof c->peer, "%s", address);
     return LOGREP_OK;
 }
 

@@ -166,6 +166,8 @@ LOGREP_API logrep_err logrep_node_new(const logrep_conf *conf, const logrep_stor
         err = logrep_msg_new(n->conf, &n->peers.in);
     if (!err && n->is_broker)
         err = logrep_batch_reader_new(n->conf, &n->produce.rezip);
+    if (!err && n->is_broker)
+        err = lr_groups_init(n);
     if (!err && n->is_controller)
         err = lr_nctl_new(n, now_ms);
     if (err) {
@@ -181,6 +183,7 @@ LOGREP_API void logrep_node_free(logrep_node *n, int abandon)
     if (!n)
         return;
     lr_park_free_all(n);
+    lr_groups_free(n);
     /* Requests in flight first: failing them touches the partitions. */
     lr_peers_free(n);
     if (n->ctl)
@@ -238,6 +241,7 @@ static void reap_conns(logrep_node *n)
 static void wake(logrep_node *n, int64_t now_ms)
 {
     lr_produce_collect(n);
+    lr_groups_flush(n, now_ms);
     lr_park_poll(n, now_ms);
 }
 
@@ -360,13 +364,18 @@ LOGREP_API int64_t logrep_node_tick(logrep_node *n, int64_t now_ms)
     }
     lr_parts_tick(n, now_ms, &next);
     lr_cleaning_tick(n, now_ms, &next);
+    lr_produce_collect(n);
+    if (n->is_broker && n->life.broker_epoch >= 0)
+        lr_groups_tick(n, now_ms);
     wake(n, now_ms);
     /* Each component's own deadline, taken after the work above. */
     earliest(&next, lr_parts_deadline(n, now_ms));
     earliest(&next, lr_park_deadline(n, now_ms));
     earliest(&next, broker_deadline(n, now_ms));
-    if (n->is_broker)
+    if (n->is_broker) {
         earliest(&next, lr_dirs_deadline(n, now_ms));
+        earliest(&next, lr_groups_deadline(n, now_ms));
+    }
     if (n->park.woken)
         next = now_ms; /* parked fetches to wake */
     return next < now_ms ? now_ms : next;

@@ -11,6 +11,8 @@
  *   parts.c        hosted partitions: opening, configs, leadership
  *   fetcher.c      the replica fetcher and ISR change proposals
  *   producer_ids.c producer id blocks and InitProducerId
+ *   groups.c       the group coordinator: its offsets partitions, appends,
+ *                  FindCoordinator; api_group*.c, api_commit.c its APIs
  *   topicdirs.c    retiring partition directories
  *   api_*.c        one file per broker API family; configs.c DescribeConfigs
  *   ctl_role.c     the controller role; ctl_api.c, ctl_create.c its APIs
@@ -125,6 +127,44 @@ typedef struct lr_cleaning {
     int64_t errors;      /* passes given up on a storage error */
 } lr_cleaning;
 
+/* One `__consumer_offsets` partition as the coordinator sees it (groups.c). */
+typedef struct lr_gpart {
+    int state;            /* LR_GP_* */
+    int32_t leader_epoch; /* of the leadership being loaded or served */
+    int64_t load_next;    /* replay position */
+    int64_t load_end;     /* the log end when loading began */
+} lr_gpart;
+
+enum { LR_GP_NONE = 0, LR_GP_LOADING, LR_GP_LOADED };
+
+/* An offsets append under way: the partition's completion carries token. */
+typedef struct lr_gappend {
+    int32_t partition;
+    uint64_t append_id;
+    uint64_t token;
+    int done; /* completed, to be reported */
+    int err;
+} lr_gappend;
+
+/* The group coordinator's adapter (groups.c). */
+typedef struct lr_groups {
+    struct lr_gc *gc;           /* NULL without the broker role */
+    logrep_batch_builder *b;    /* offsets batches */
+    logrep_batch_reader *rd;    /* replay */
+    logrep_msg *out;            /* answers built from the coordinator's callbacks */
+    logrep_msg *in;             /* a parked request decoded again to answer it */
+    void *arena;                /* C strings of the request being handled */
+    lr_gpart *parts;            /* by offsets partition */
+    int32_t n_parts;
+    lr_gappend *appends;
+    size_t n_appends, cap_appends;
+    uint64_t token_seq, cookie_seq;
+    int64_t now;                /* of the coordinator call under way */
+    int64_t create_after;       /* next creation request of the offsets topic */
+    uint8_t *load_buf;
+    size_t load_cap;
+} lr_groups;
+
 struct lr_ctl_role;
 
 struct logrep_node {
@@ -157,6 +197,7 @@ struct logrep_node {
     lr_pids pids;
     lr_produce produce;
     lr_cleaning cleaning;
+    lr_groups groups;
     struct lr_ctl_role *ctl; /* ctl_role.c; NULL without the role */
 
     /* The request being handled and its answer (dispatch.c); handlers get
@@ -274,7 +315,6 @@ void lr_dirs_free(logrep_node *n);
 /* ---- api_*.c, configs.c: the broker's APIs ---- */
 int lr_api_versions(logrep_node *n, const lr_req *r);
 int lr_api_metadata(logrep_node *n, const lr_req *r);
-int lr_api_find_coordinator(logrep_node *n, const lr_req *r);
 int lr_api_produce(logrep_node *n, const lr_req *r);
 /* Moves every partition's produce completions into the parked produces. */
 void lr_produce_collect(logrep_node *n);
@@ -286,12 +326,88 @@ int lr_api_epoch_end(logrep_node *n, const lr_req *r);
 int lr_api_describe_configs(logrep_node *n, const lr_req *r);
 /* CreateTopics/DeleteTopics on a broker: forwarded to the controller. */
 int lr_api_forward_admin(logrep_node *n, const lr_req *r);
-/* Asks the controller to create a topic (auto-creation); AGAIN when it
- * cannot be asked now. */
+/* Asks the controller to create a topic (auto-creation, the offsets
+ * topic) with configs (name, value pairs ending with NULL; NULL for
+ * none); AGAIN when it cannot be asked now. */
 int lr_admin_create_topic(logrep_node *n, const char *name, int32_t partitions, int16_t rf,
-                          int64_t now_ms);
+                          const char *const *configs, int64_t now_ms);
 /* Sets the ApiKeys of r->resp to what r->conn is served. */
 int lr_fill_api_versions(logrep_node *n, const lr_req *r);
+
+/* ---- groups.c: the group coordinator ---- */
+#define LR_OFFSETS_TOPIC "__consumer_offsets"
+/* Produce tokens with this bit are the coordinator's appends. */
+#define LR_GROUP_TOKEN (UINT64_C(1) << 63)
+int lr_groups_init(logrep_node *n);
+void lr_groups_free(logrep_node *n);
+/* Loads and unloads offsets partitions as leadership moves, reports
+ * completed appends, runs the coordinator's timers. */
+void lr_groups_tick(logrep_node *n, int64_t now_ms);
+int64_t lr_groups_deadline(const logrep_node *n, int64_t now_ms);
+/* A completion of one of the coordinator's appends (token has
+ * LR_GROUP_TOKEN); reported to it at the next lr_groups_flush. */
+void lr_groups_completion(logrep_node *n, const lr_produce_res *r);
+/* Reports completed appends to the coordinator. */
+void lr_groups_flush(logrep_node *n, int64_t now_ms);
+int lr_api_find_coordinator(logrep_node *n, const lr_req *r);
+/* The request's string field as a C string in the request's arena; NULL
+ * when null, absent, holding a NUL, or out of memory (*nomem set). */
+const char *lr_gstr(logrep_node *n, const logrep_struct *s, lr_fname f, int *nomem);
+/* The same for len bytes at p. */
+const char *lr_gcstr(logrep_node *n, const void *p, int32_t len, int *nomem);
+void *lr_garena_alloc(logrep_node *n, size_t size);
+/* Starts a request: the arena is emptied, the time set. */
+void lr_groups_begin(logrep_node *n, int64_t now_ms);
+
+/* A group request waiting for the coordinator's answers (one cookie per
+ * answer). */
+struct lr_gpark;
+struct lr_gc_answer;
+typedef void (*lr_gpark_answer_fn)(logrep_node *n, struct lr_gpark *g, size_t i,
+                                   const struct lr_gc_answer *a);
+typedef struct lr_gpark {
+    lr_parked base;
+    lr_gpark_answer_fn answer;
+    uint64_t cookie0;
+    size_t n_cookies;
+    size_t outstanding;
+    int16_t *errs;      /* n_errs per-item errors the answers fill in */
+    size_t n_errs;
+    int16_t top_error;  /* a request-level error, for APIs that have one */
+    uint8_t *frame;     /* the request, to build the answer from */
+    size_t frame_len;
+    int done;           /* answered (or given up): freed at the next poll */
+} lr_gpark;
+/* Parks r with n_cookies cookies from g->cookie0, n_errs errors set to
+ * -1, and a copy of its frame when keep_frame. NULL when out of memory
+ * (nothing parked). */
+lr_gpark *lr_gpark_new(logrep_node *n, const lr_req *r, lr_gpark_answer_fn fn, size_t n_cookies,
+                       size_t n_errs, int keep_frame);
+/* Starts g's answer in n->groups.out; -1 (g given up) on failure. */
+int lr_gpark_start(logrep_node *n, lr_gpark *g, int api);
+/* Sends n->groups.out as g's answer and marks it done. */
+void lr_gpark_finish(logrep_node *n, lr_gpark *g);
+/* No answer can be given: closes the connection (the client retries). */
+void lr_gpark_give_up(logrep_node *n, lr_gpark *g);
+/* After the coordinator took a cookie: a local error means no answer
+ * comes, so the request is given up. Returns 0. */
+int lr_gpark_result(logrep_node *n, lr_gpark *g, int err);
+/* Decodes g's saved request into n->groups.in (NULL on failure). */
+logrep_struct *lr_gpark_request(logrep_node *n, lr_gpark *g);
+/* Sets a nullable string field (NULL: null). */
+void lr_f_set_nstr(logrep_struct *s, lr_fname f, const char *v);
+
+/* ---- api_group.c, api_commit.c, api_group_admin.c ---- */
+int lr_api_join_group(logrep_node *n, const lr_req *r);
+int lr_api_sync_group(logrep_node *n, const lr_req *r);
+int lr_api_heartbeat(logrep_node *n, const lr_req *r);
+int lr_api_leave_group(logrep_node *n, const lr_req *r);
+int lr_api_offset_commit(logrep_node *n, const lr_req *r);
+int lr_api_offset_fetch(logrep_node *n, const lr_req *r);
+int lr_api_offset_delete(logrep_node *n, const lr_req *r);
+int lr_api_list_groups(logrep_node *n, const lr_req *r);
+int lr_api_describe_groups(logrep_node *n, const lr_req *r);
+int lr_api_delete_groups(logrep_node *n, const lr_req *r);
 
 /* ---- ctl_role.c: the controller role ---- */
 int lr_nctl_new(logrep_node *n, int64_t now_ms);
