@@ -41,7 +41,7 @@ describe() { # describe ARGS...: stdout in describe.out, stderr in describe.err
 CONSUMER_PID=
 consumer_start() {
     timeout 120 kcat -b "$BOOTSTRAP" -G "$GROUP" -X auto.offset.reset=earliest \
-        -X auto.commit.interval.ms=300 -q "$TOPIC" > "$CL_DIR/consumer.out" 2> "$CL_DIR/consumer.err" &
+        -X auto.commit.interval.ms=300 -q -u "$TOPIC" > "$CL_DIR/consumer.out" 2> "$CL_DIR/consumer.err" &
     CONSUMER_PID=$!
 }
 consumer_stop() { # SIGTERM: kcat leaves the group and commits on close
