@@ -108,9 +108,11 @@ static void copy_host(char *buf, size_t cap, const logrep_struct *s, lr_fname f)
     buf[n] = 0;
 }
 
-static void oom(void)
+/* Says so; returns the exit status. */
+static int oom(void)
 {
     fprintf(stderr, "logrep groups: out of memory\n");
+    return 2;
 }
 
 static void ctx_free(ctx *g)
@@ -132,7 +134,7 @@ static int ctx_bootstrap(ctx *g)
 {
     char *list = strdup(g->bootstrap), *save = NULL;
     if (!list)
-        return oom(), 2;
+        return oom();
     char why[600] = "no address given";
     for (char *a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
         char host[256];
@@ -219,7 +221,7 @@ static int ctx_metadata(ctx *g, char **topics, size_t ntopics)
             continue;
         broker *nbk = realloc(g->brokers, (g->nbrokers + 1) * sizeof *nbk);
         if (!nbk)
-            return oom(), 2;
+            return oom();
         g->brokers = nbk;
         broker *k = &g->brokers[g->nbrokers++];
         memset(k, 0, sizeof *k);
@@ -236,12 +238,12 @@ static int ctx_metadata(ctx *g, char **topics, size_t ntopics)
         char *name = keep_field(g, t, LR_FN_Name);
         int32_t np = lr_f_count(t, LR_FN_Partitions);
         if (!name)
-            return oom(), 2;
+            return oom();
         for (int32_t j = 0; j < np; j++) {
             logrep_struct *p = lr_f_elem(t, LR_FN_Partitions, j);
             part *n = realloc(g->parts, (g->nparts + 1) * sizeof *n);
             if (!n)
-                return oom(), 2;
+                return oom();
             g->parts = n;
             g->parts[g->nparts++] = (part){name, (int32_t)lr_f_int(p, LR_FN_PartitionIndex),
                                            (int32_t)lr_f_int(p, LR_FN_LeaderId), -1};
@@ -467,8 +469,10 @@ static broker *find_coordinator(ctx *g, const char *group, int64_t deadline)
     broker *k = broker_by_id(g, node);
     if (!k) { /* not in Metadata yet: use the address given */
         broker *nb = realloc(g->brokers, (g->nbrokers + 1) * sizeof *nb);
-        if (!nb)
-            return oom(), NULL;
+        if (!nb) {
+            oom();
+            return NULL;
+        }
         g->brokers = nb;
         k = &g->brokers[g->nbrokers++];
         memset(k, 0, sizeof *k);
@@ -479,9 +483,16 @@ static broker *find_coordinator(ctx *g, const char *group, int64_t deadline)
     return k;
 }
 
-/* Outcome of one coordinator call: done, retry (after a new lookup when
- * the coordinator moved), or failed (said why; exit status in *rc). */
+/* Outcome of one coordinator call: done (*rc 1 when the answer held bad
+ * data), retry (after a new lookup when the coordinator moved), or failed
+ * (said why; exit status 2). */
 enum { CALL_DONE, CALL_RETRY, CALL_FAILED };
+
+static int call_oom(void)
+{
+    oom();
+    return CALL_FAILED;
+}
 
 static int describe_call(ctx *g, wire_conn *c, const char *group, described *d, int *rc)
 {
@@ -497,11 +508,11 @@ static int describe_call(ctx *g, wire_conn *c, const char *group, described *d, 
     }
     if (!rs) {
         fprintf(stderr, "Error: DescribeGroups: %s\n", c->err);
-        return *rc = 2, CALL_FAILED;
+        return CALL_FAILED;
     }
     if (lr_f_count(rs, LR_FN_Groups) < 1) {
         fprintf(stderr, "Error: DescribeGroups: %s answered without group '%s'\n", c->addr, group);
-        return *rc = 2, CALL_FAILED;
+        return CALL_FAILED;
     }
     logrep_struct *e = lr_f_elem(rs, LR_FN_Groups, 0);
     int64_t ec = lr_f_int(e, LR_FN_ErrorCode);
@@ -513,15 +524,15 @@ static int describe_call(ctx *g, wire_conn *c, const char *group, described *d, 
     }
     if (ec) {
         fprintf(stderr, "Error: DescribeGroups of '%s': %s\n", group, logrep_err_name((int)ec));
-        return *rc = 2, CALL_FAILED;
+        return CALL_FAILED;
     }
     d->state = keep_field(g, e, LR_FN_GroupState);
     d->protocol_type = keep_field(g, e, LR_FN_ProtocolType);
     int32_t nm = lr_f_count(e, LR_FN_Members);
     if (!d->state || !d->protocol_type)
-        return oom(), *rc = 2, CALL_FAILED;
+        return call_oom();
     if (nm > 0 && !(d->m = calloc((size_t)nm, sizeof *d->m)))
-        return oom(), *rc = 2, CALL_FAILED;
+        return call_oom();
     int consumer = strcmp(d->protocol_type, "consumer") == 0 || !d->protocol_type[0];
     for (int32_t i = 0; i < nm; i++) {
         logrep_struct *me = lr_f_elem(e, LR_FN_Members, i);
@@ -530,7 +541,7 @@ static int describe_call(ctx *g, wire_conn *c, const char *group, described *d, 
         m->host = keep_field(g, me, LR_FN_ClientHost);
         m->client = keep_field(g, me, LR_FN_ClientId);
         if (!m->id || !m->host || !m->client)
-            return oom(), *rc = 2, CALL_FAILED;
+            return call_oom();
         const uint8_t *p = NULL;
         int32_t len = 0;
         if (!consumer || logrep_struct_bytes(me, lr_fid(me, LR_FN_MemberAssignment), &p, &len) ||
@@ -539,7 +550,7 @@ static int describe_call(ctx *g, wire_conn *c, const char *group, described *d, 
         char why[200];
         int r = grp_decode_assignment(p, (size_t)len, &m->a, why, sizeof why);
         if (r == -2)
-            return oom(), *rc = 2, CALL_FAILED;
+            return call_oom();
         if (r) { /* shown without partitions; the exit status says so */
             fprintf(stderr, "Warning: group '%s' member %s: bad assignment: %s\n", group, m->id,
                     why);
@@ -549,7 +560,7 @@ static int describe_call(ctx *g, wire_conn *c, const char *group, described *d, 
     return CALL_DONE;
 }
 
-static int offsets_call(ctx *g, wire_conn *c, const char *group, described *d, int *rc)
+static int offsets_call(ctx *g, wire_conn *c, const char *group, described *d)
 {
     /* v2 on: a null topic list asks for every committed offset. */
     int v = wire_version(c, LOGREP_API_OFFSET_FETCH, 2, 9);
@@ -570,13 +581,13 @@ static int offsets_call(ctx *g, wire_conn *c, const char *group, described *d, i
         rs = wire_call(c);
     if (!rs) {
         fprintf(stderr, "Error: OffsetFetch: %s\n", c->err);
-        return *rc = 2, CALL_FAILED;
+        return CALL_FAILED;
     }
     logrep_struct *top = rs;
     if (v >= 8) {
         if (lr_f_count(rs, LR_FN_Groups) < 1) {
             fprintf(stderr, "Error: OffsetFetch: %s answered without group '%s'\n", c->addr, group);
-            return *rc = 2, CALL_FAILED;
+            return CALL_FAILED;
         }
         top = lr_f_elem(rs, LR_FN_Groups, 0);
     }
@@ -585,7 +596,7 @@ static int offsets_call(ctx *g, wire_conn *c, const char *group, described *d, i
         return CALL_RETRY;
     if (ec && ec != LOGREP_ERR_GROUP_ID_NOT_FOUND) {
         fprintf(stderr, "Error: OffsetFetch of '%s': %s\n", group, logrep_err_name((int)ec));
-        return *rc = 2, CALL_FAILED;
+        return CALL_FAILED;
     }
     free(d->off);
     d->off = NULL;
@@ -595,7 +606,7 @@ static int offsets_call(ctx *g, wire_conn *c, const char *group, described *d, i
         char *name = keep_field(g, t, LR_FN_Name);
         int32_t np = lr_f_count(t, LR_FN_Partitions);
         if (!name)
-            return oom(), *rc = 2, CALL_FAILED;
+            return call_oom();
         for (int32_t j = 0; j < np; j++) {
             logrep_struct *p = lr_f_elem(t, LR_FN_Partitions, j);
             int64_t off = lr_f_int(p, LR_FN_CommittedOffset);
@@ -604,7 +615,7 @@ static int offsets_call(ctx *g, wire_conn *c, const char *group, described *d, i
                 continue;
             committed *n = realloc(d->off, (d->noff + 1) * sizeof *n);
             if (!n)
-                return oom(), *rc = 2, CALL_FAILED;
+                return call_oom();
             d->off = n;
             d->off[d->noff++] = (committed){name, pi, off, 0};
         }
@@ -625,9 +636,9 @@ static int describe_group(ctx *g, const char *group, described *d)
         wire_conn *c = broker_conn(g, k);
         if (!c)
             return 2;
-        int r = step == 0 ? describe_call(g, c, group, d, &rc) : offsets_call(g, c, group, d, &rc);
+        int r = step == 0 ? describe_call(g, c, group, d, &rc) : offsets_call(g, c, group, d);
         if (r == CALL_FAILED)
-            return rc;
+            return 2;
         if (r == CALL_DONE) {
             step++;
             if (d->state && strcmp(d->state, "Dead") == 0)
@@ -636,7 +647,7 @@ static int describe_group(ctx *g, const char *group, described *d)
         }
         k = NULL;
         if (mono_ms() + RETRY_MS >= deadline) {
-            fprintf(stderr, "Error: group '%s': the coordinator did not answer within %d ms\n",
+            fprintf(stderr, "Error: group '%s': the coordinator was not ready within %d ms\n",
                     group, g->timeout_ms);
             return 2;
         }
@@ -860,7 +871,7 @@ int cmd_groups(int argc, char **argv)
     const char **groups = calloc((size_t)argc, sizeof *groups);
     size_t ngroups = 0;
     if (!groups)
-        return oom(), 2;
+        return oom();
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--bootstrap-server") == 0 && val) {
