@@ -198,10 +198,12 @@ $(B)/examples/cluster-demo: $(DEMO_SRCS) $(wildcard examples/broker/demo/*.h) $(
 
 # The interop suite (test/interop/): real Kafka clients against a 3-node
 # cluster of logrep-broker processes, then the restart suite (kill -9 and
-# SIGTERM of one node and of whole clusters), then the full-disk suite (one
-# broker on a small tmpfs), the descriptor suites (out of descriptors for
-# sockets; a 9,999-partition topic under a lowered RLIMIT_NOFILE), then
-# `logrep groups` against kcat -G consumer groups.
+# SIGTERM of one node and of whole clusters), the consumer group suite
+# (kcat -G, librdkafka members and admin calls, kafkajs, kill -9 of the
+# coordinator's node), the full-disk suite (one broker on a small tmpfs),
+# the descriptor suites (out of descriptors for sockets; a 9,999-partition
+# topic under a lowered RLIMIT_NOFILE), then `logrep groups` against kcat
+# -G consumer groups (groups_tool.sh).
 # `make test INTEROP=0` skips it.
 $(B)/test/rdk_check: test/interop/rdk_check.c $(DEMO_COMMON) $(wildcard examples/broker/demo/*.h) $(STATIC_LIB)
 	@mkdir -p $(@D)
@@ -211,6 +213,15 @@ $(B)/test/rdk_check: test/interop/rdk_check.c $(DEMO_COMMON) $(wildcard examples
 $(B)/test/rdk_alter: test/interop/rdk_alter.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE $(CFLAGS) test/interop/rdk_alter.c -o $@ $(RDKAFKA_LIBS)
+
+# librdkafka group members and the group admin calls (groups.sh).
+$(B)/test/rdk_group: test/interop/rdk_group.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE $(CFLAGS) test/interop/rdk_group.c -o $@ $(RDKAFKA_LIBS)
+
+$(B)/test/rdk_groups_admin: test/interop/rdk_groups_admin.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE $(CFLAGS) test/interop/rdk_groups_admin.c -o $@ $(RDKAFKA_LIBS)
 
 # bench-broker: this cluster against librdkafka's mock cluster, same run.
 $(B)/bench/bench_broker: $(wildcard bench/broker/*.c bench/broker/*.h) $(DEMO_COMMON) $(wildcard examples/broker/demo/*.h) $(STATIC_LIB)
@@ -225,8 +236,10 @@ $(B)/test/enospc_shim.so: test/interop/enospc_shim.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -Wall -Wextra -O2 -fPIC -shared $< -o $@ -ldl
 
-interop: all $(B)/test/rdk_check $(B)/test/rdk_alter $(B)/test/enospc_shim.so
+interop: all $(B)/test/rdk_check $(B)/test/rdk_alter $(B)/test/rdk_group $(B)/test/rdk_groups_admin \
+         $(B)/test/enospc_shim.so
 	@st=0; bash test/interop/run.sh $(B) || st=1; bash test/interop/restart.sh $(B) || st=1; \
+	  bash test/interop/groups.sh $(B) || st=1; \
 	  bash test/interop/disk_full.sh $(B) || st=1; bash test/interop/descriptors.sh $(B) || st=1; \
 	  bash test/interop/partitions.sh $(B) || st=1; bash test/interop/groups_tool.sh $(B) || st=1; exit $$st
 

@@ -4,11 +4,15 @@
 #ifndef LOGREP_BENCH_H
 #define LOGREP_BENCH_H
 
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#include "logrep.h"
 
 static inline double bench_now(void)
 {
@@ -53,6 +57,48 @@ static inline void bench_report(const char *name, double value, const char *unit
                baseline, higher_is_better ? ">=" : "<=", target, ok ? "ok" : "MISSED");
     else
         printf("%-46s %12.3f %-10s %7.3fx %s\n", name, value, unit, ratio, baseline);
+}
+
+/* qsort order of doubles, for medians. */
+static inline int bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Removes a benchmark's temporary directory tree. */
+static inline void bench_rm_rf(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            char sub[1024];
+            if (snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) < (int)sizeof sub)
+                bench_rm_rf(sub);
+        }
+        closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+/* Node `id` of the in-process three-node clusters: node 1 is the only
+ * controller; min.insync.replicas 2. */
+static inline void bench_cluster_conf(logrep_conf *c, int id)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%d", id);
+    logrep_conf_set(c, "node.id", buf, NULL, 0);
+    logrep_conf_set(c, "process.roles", id == 1 ? "broker,controller" : "broker", NULL, 0);
+    logrep_conf_set(c, "controller.quorum.voters", "1@b:9093", NULL, 0);
+    snprintf(buf, sizeof buf, "PLAINTEXT://n%d:9092", id);
+    logrep_conf_set(c, "advertised.listeners", buf, NULL, 0);
+    logrep_conf_set(c, "min.insync.replicas", "2", NULL, 0);
+    logrep_conf_set(c, "replica.fetch.wait.max.ms", "50", NULL, 0);
 }
 
 /* A counting allocator for memory benchmarks (plug into a logrep_conf

@@ -270,12 +270,6 @@ static void client_roundtrip(int cid, logrep_msg *m)
     }
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Loopback round trip of a 100 B ping-pong between two threads, each
  * blocking in read() as two processes would (docs/performance.md, Commit latency). */
 static void *echo_thread(void *arg)
@@ -373,8 +367,8 @@ static void latency_run(int cid, logrep_msg *m, logrep_msg *r, logrep_batch_buil
             rtts[i - 200] = rtt_us;
         }
     }
-    qsort(lat, ITER, sizeof *lat, cmp_double);
-    qsort(rtts, ITER, sizeof *rtts, cmp_double);
+    qsort(lat, ITER, sizeof *lat, bench_cmp_double);
+    qsort(rtts, ITER, sizeof *rtts, bench_cmp_double);
 }
 
 /* The floor of the commit's message pattern with a thread per node and no
@@ -449,7 +443,7 @@ static double pattern_floor_us(void)
     atomic_store(&fl_stop, 1);
     for (int i = 0; i < 3; i++)
         pthread_join(th[i], NULL);
-    qsort(v, ITER, sizeof *v, cmp_double);
+    qsort(v, ITER, sizeof *v, bench_cmp_double);
     double p50 = v[ITER / 2];
     free(v);
     close(ep);

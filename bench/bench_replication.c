@@ -21,7 +21,6 @@
  * is virtual (advanced 1 ms whenever the network is idle); with threads it
  * follows the wall clock. Figures are wall-clock and whole-process CPU. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -263,15 +262,8 @@ static void start(int posix, const logrep_allocator *a)
         logrep_conf *c = logrep_conf_new();
         if (a)
             logrep_conf_set_allocator(c, a);
+        bench_cluster_conf(c, id);
         char buf[256];
-        snprintf(buf, sizeof buf, "%d", id);
-        logrep_conf_set(c, "node.id", buf, NULL, 0);
-        logrep_conf_set(c, "process.roles", id == 1 ? "broker,controller" : "broker", NULL, 0);
-        logrep_conf_set(c, "controller.quorum.voters", "1@b:9093", NULL, 0);
-        snprintf(buf, sizeof buf, "PLAINTEXT://n%d:9092", id);
-        logrep_conf_set(c, "advertised.listeners", buf, NULL, 0);
-        logrep_conf_set(c, "min.insync.replicas", "2", NULL, 0);
-        logrep_conf_set(c, "replica.fetch.wait.max.ms", "50", NULL, 0);
         if (posix)
             snprintf(buf, sizeof buf, "%s/n%d", root, id);
         else
@@ -600,12 +592,6 @@ static result three_appends(int rsize, long batches)
     return res;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 #define SLICES 7
 
 static void throughput(int rsize, long batches)
@@ -636,10 +622,10 @@ static void throughput(int rsize, long batches)
         nb += rep.batches;
         nb_loc += loc.batches;
     }
-    qsort(ratio, SLICES, sizeof *ratio, cmp_double);
-    qsort(rate, SLICES, sizeof *rate, cmp_double);
-    qsort(ceil, SLICES, sizeof *ceil, cmp_double);
-    qsort(eff, SLICES, sizeof *eff, cmp_double);
+    qsort(ratio, SLICES, sizeof *ratio, bench_cmp_double);
+    qsort(rate, SLICES, sizeof *rate, bench_cmp_double);
+    qsort(ceil, SLICES, sizeof *ceil, bench_cmp_double);
+    qsort(eff, SLICES, sizeof *eff, bench_cmp_double);
     double r = ratio[SLICES / 2], rr = rate[SLICES / 2];
     char name[96];
     snprintf(name, sizeof name, "RF3 acks=all %d B, thread per node", rsize);
@@ -676,8 +662,8 @@ static void idempotence(long batches)
         ratio[k] = rate[k] / (a.records / a.secs);
     }
     go_lockstep();
-    qsort(ratio, SLICES, sizeof *ratio, cmp_double);
-    qsort(rate, SLICES, sizeof *rate, cmp_double);
+    qsort(ratio, SLICES, sizeof *ratio, bench_cmp_double);
+    qsort(rate, SLICES, sizeof *rate, bench_cmp_double);
     bench_report("RF3 acks=all idempotent 100 B records", rate[SLICES / 2], "records/s",
                  ratio[SLICES / 2], "of non-idempotent", 0.9, 1);
 }
@@ -714,25 +700,6 @@ static void many_partitions(int parts)
     stop();
 }
 
-static void rm_rf(const char *path)
-{
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            char sub[1024];
-            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-            rm_rf(sub);
-        }
-        closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
-
 int main(void)
 {
     if (!mkdtemp(root))
@@ -759,6 +726,6 @@ int main(void)
     many_partitions(parts);
     logrep_msg_free(M);
     logrep_msg_free(R);
-    rm_rf(root);
+    bench_rm_rf(root);
     return 0;
 }

@@ -5,9 +5,11 @@
  * DeleteGroups, offsets surviving a restart of the coordinator's node,
  * and the errors Kafka gives for each. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lib/net_testutil.h"
+#include "logrep/groups.h"
 
 static const char *const group_conf[] = {
     "offsets.topic.num.partitions", "3", "group.initial.rebalance.delay.ms", "0",
@@ -348,6 +350,165 @@ Test(node_groups, coordinator_moves_with_leadership, .timeout = 120)
         off = fetched(&w, c2, "t", 0, &e);
     }
     cr_assert_eq(off, 100, "group error %lld", (long long)e);
+    logrep_msg_free(r);
+    teardown(&w);
+    extra_conf = NULL;
+}
+
+typedef struct seen {
+    int calls;
+    char state[32];
+    int64_t lag, hw;
+} seen;
+
+static void on_group(void *ctx, const logrep_group_info *g)
+{
+    seen *s = ctx;
+    s->calls++;
+    snprintf(s->state, sizeof s->state, "%s", g->state);
+}
+
+static void on_lag(void *ctx, const logrep_group_lag *l)
+{
+    seen *s = ctx;
+    if (strcmp(l->group, "inproc") == 0 && strcmp(l->topic, "t") == 0 && l->partition == 0) {
+        s->lag = l->lag;
+        s->hw = l->high_watermark;
+    }
+}
+
+Test(node_groups, in_process_commit_fetch_describe_lag, .timeout = 120)
+{
+    extra_conf = group_conf;
+    net w;
+    setup(&w, 1);
+    run(&w, 1000);
+    create_topic(&w, 1, "t", 2, 1);
+    run(&w, 1500);
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(produce(&w, 1, "t", 0, "v", -1, NULL), 0);
+    cr_assert_eq(coordinator(&w, "inproc"), 1);
+    run(&w, 500);
+    logrep_node *n = w.node[1];
+    logrep_group_offset o[2] = {{"t", 0, 3, -1, "m0", 0}, {"t", 1, 0, 7, NULL, 0}};
+    logrep_group_offset bad = {"missing", 0, 1, -1, NULL, 0};
+    cr_assert_eq(logrep_node_commit_offsets(n, "inproc", &bad, 1, 9, w.now),
+                 LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION);
+    cr_assert_eq(logrep_node_commit_offsets(n, "inproc", o, 2, 77, w.now), LOGREP_OK);
+    logrep_node_event ev;
+    int got = 0;
+    for (int i = 0; i < 50 && !got; i++) {
+        run(&w, 20);
+        got = logrep_node_poll(n, &ev);
+    }
+    cr_assert(got, "the commit completes");
+    cr_assert_eq(ev.type, LOGREP_NODE_EV_COMMIT);
+    cr_assert_eq(ev.token, 77);
+    cr_assert_eq(ev.error, 0);
+    cr_assert_eq(ev.n_errors, 2);
+    cr_assert_eq(ev.errors[0] + ev.errors[1], 0);
+    cr_assert_not(logrep_node_poll(n, &ev), "one event per commit");
+
+    logrep_group_offset f[3] = {{"t", 0, 0, 0, NULL, 0}, {"t", 1, 0, 0, NULL, 0},
+                                {"other", 0, 0, 0, NULL, 0}};
+    cr_assert_eq(logrep_node_fetch_offsets(n, "inproc", f, 3), 0);
+    cr_assert_eq(f[0].offset, 3);
+    cr_assert_str_eq(f[0].metadata, "m0");
+    cr_assert_eq(f[1].offset, 0);
+    cr_assert_eq(f[1].leader_epoch, 7);
+    cr_assert_eq(f[2].offset, -1);
+
+    seen s = {0, "", -2, -2};
+    cr_assert_eq(logrep_node_describe_group(n, "inproc", on_group, &s), 0);
+    cr_assert_eq(s.calls, 1);
+    cr_assert_str_eq(s.state, "Empty");
+    s.calls = 0;
+    cr_assert_eq(logrep_node_list_groups(n, on_group, &s), 0);
+    cr_assert_eq(s.calls, 1);
+    cr_assert_eq(logrep_node_group_lags(n, on_lag, &s), 0);
+    cr_assert_eq(s.hw, 5);
+    cr_assert_eq(s.lag, 2);
+
+    /* A restart replays the offsets. */
+    kill_node(&w, 1);
+    start_node(&w, 1);
+    run(&w, 3000);
+    memset(&f[0], 0, sizeof f[0]);
+    f[0].topic = "t";
+    int err = LOGREP_ERR_COORDINATOR_LOAD_IN_PROGRESS;
+    for (int i = 0; i < 50 && err; i++) {
+        run(&w, 100);
+        err = logrep_node_fetch_offsets(w.node[1], "inproc", f, 1);
+    }
+    cr_assert_eq(err, 0);
+    cr_assert_eq(f[0].offset, 3);
+    cr_assert_eq(logrep_node_fetch_offsets(w.node[1], NULL, f, 1), LOGREP_ERR__INVALID_ARG);
+    teardown(&w);
+    extra_conf = NULL;
+}
+
+/* Bad input gets Kafka's error codes on the wire, and nothing breaks. */
+Test(node_groups, bad_input_gets_kafka_errors, .timeout = 120)
+{
+    extra_conf = group_conf;
+    net w;
+    setup(&w, 1);
+    run(&w, 1000);
+    create_topic(&w, 1, "t", 1, 1);
+    run(&w, 1000);
+    cr_assert_eq(coordinator(&w, "g1"), 1);
+    run(&w, 500);
+    logrep_msg *r;
+    logrep_msg_new(NULL, &r);
+    char big[300];
+    memset(big, 'g', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    logrep_msg *m = join_req("", 6);
+    set_str(logrep_msg_root(m), "GroupId", big);
+    cr_assert_eq(fint(call(&w, 1, m, r, 2000), "ErrorCode"), LOGREP_ERR_INVALID_GROUP_ID);
+    m = join_req("", 6);
+    set_str(logrep_msg_root(m), "ProtocolType", "");
+    cr_assert_eq(fint(call(&w, 1, m, r, 2000), "ErrorCode"),
+                 LOGREP_ERR_INCONSISTENT_GROUP_PROTOCOL);
+    m = join_req("", 6);
+    logrep_struct *q = logrep_msg_root(m);
+    logrep_struct_set_int(q, logrep_struct_field(q, "SessionTimeoutMs"), 10);
+    cr_assert_eq(fint(call(&w, 1, m, r, 2000), "ErrorCode"), LOGREP_ERR_INVALID_SESSION_TIMEOUT);
+    m = join_req("nobody-knows-me", 6);
+    cr_assert_eq(fint(call(&w, 1, m, r, 2000), "ErrorCode"), LOGREP_ERR_UNKNOWN_MEMBER_ID);
+    m = req(LOGREP_API_HEARTBEAT, 4);
+    q = logrep_msg_root(m);
+    set_str(q, "GroupId", "g1");
+    set_str(q, "MemberId", "ghost");
+    cr_assert_eq(fint(call(&w, 1, m, r, 1000), "ErrorCode"), LOGREP_ERR_UNKNOWN_MEMBER_ID);
+    m = req(LOGREP_API_SYNC_GROUP, 5);
+    q = logrep_msg_root(m);
+    set_str(q, "GroupId", "g1");
+    set_str(q, "MemberId", "ghost");
+    cr_assert_eq(fint(call(&w, 1, m, r, 1000), "ErrorCode"), LOGREP_ERR_UNKNOWN_MEMBER_ID);
+    /* Metadata over offset.metadata.max.bytes. */
+    char md[5000];
+    memset(md, 'm', sizeof md - 1);
+    md[sizeof md - 1] = 0;
+    m = commit_req("", -1, "t", 1);
+    logrep_struct *p = sub(sub(logrep_msg_root(m), "Topics", 0), "Partitions", 0);
+    set_str(p, "CommittedMetadata", md);
+    logrep_struct *rs = call(&w, 1, m, r, 2000);
+    cr_assert_eq(fint(sub(sub(rs, "Topics", 0), "Partitions", 0), "ErrorCode"),
+                 LOGREP_ERR_OFFSET_METADATA_TOO_LARGE);
+    /* FindCoordinator: transactions are not coordinated here; a bad key
+     * type is refused. */
+    m = req(LOGREP_API_FIND_COORDINATOR, 3);
+    q = logrep_msg_root(m);
+    set_str(q, "Key", "txn");
+    logrep_struct_set_int(q, logrep_struct_field(q, "KeyType"), 1);
+    cr_assert_eq(fint(call(&w, 1, m, r, 1000), "ErrorCode"),
+                 LOGREP_ERR_COORDINATOR_NOT_AVAILABLE);
+    m = req(LOGREP_API_FIND_COORDINATOR, 3);
+    q = logrep_msg_root(m);
+    set_str(q, "Key", "g1");
+    logrep_struct_set_int(q, logrep_struct_field(q, "KeyType"), 7);
+    cr_assert_eq(fint(call(&w, 1, m, r, 1000), "ErrorCode"), LOGREP_ERR_INVALID_REQUEST);
     logrep_msg_free(r);
     teardown(&w);
     extra_conf = NULL;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "metrics.h"
+#include "logrep/groups.h"
 #include "logrep/proto.h"
 
 #define LAT_FIFO_MAX 4096
@@ -70,7 +71,39 @@ void metrics_response(broker_metrics *m, lat_fifo *f, int32_t corr, int64_t t_us
     }
 }
 
-void metrics_write(FILE *o, const broker_metrics *m, const logrep_node *node, int32_t id,
+/* A label value as Prometheus' text format quotes it. */
+static void put_label(FILE *o, const char *v)
+{
+    for (; *v; v++) {
+        if (*v == '\\' || *v == '"')
+            fputc('\\', o);
+        if (*v == '\n')
+            fputs("\\n", o);
+        else
+            fputc(*v, o);
+    }
+}
+
+typedef struct lag_out {
+    FILE *o;
+    int id;
+} lag_out;
+
+static void write_lag(void *ctx, const logrep_group_lag *l)
+{
+    lag_out *lo = ctx;
+    for (int k = 0; k < 2; k++) {
+        if (k == 1 && l->lag < 0)
+            break; /* not hosted here: unknown */
+        fprintf(lo->o, "%s{node=\"%d\",group=\"", k ? "logrep_group_lag" : "logrep_group_committed_offset",
+                lo->id);
+        put_label(lo->o, l->group);
+        fprintf(lo->o, "\",topic=\"%s\",partition=\"%d\"} %lld\n", l->topic, (int)l->partition,
+                (long long)(k ? l->lag : l->offset));
+    }
+}
+
+void metrics_write(FILE *o, const broker_metrics *m, logrep_node *node, int32_t id,
                    int64_t clients, const logrep_storage_fd_stats *fds)
 {
     logrep_node_stats st;
@@ -238,4 +271,10 @@ void metrics_write(FILE *o, const broker_metrics *m, const logrep_node *node, in
             fprintf(o, "logrep_partition_dirty_ratio{node=\"%d\",topic=\"%s\",partition=\"%d\"} %g\n",
                     (int)id, p.topic, (int)p.partition, p.dirty_ratio);
     }
+    fprintf(o, "# HELP logrep_group_committed_offset Committed offset of a group this node coordinates.\n"
+               "# TYPE logrep_group_committed_offset gauge\n"
+               "# HELP logrep_group_lag High watermark minus committed offset (partitions hosted here).\n"
+               "# TYPE logrep_group_lag gauge\n");
+    lag_out lo = {o, (int)id};
+    logrep_node_group_lags(node, write_lag, &lo);
 }

@@ -46,7 +46,7 @@ void lat_fifo_free(lat_fifo *f);
 void metrics_request(broker_metrics *m, lat_fifo *f, int api, int32_t corr, int64_t t_us);
 void metrics_response(broker_metrics *m, lat_fifo *f, int32_t corr, int64_t t_us);
 /* fds: the storage's descriptor pool, NULL when unknown. */
-void metrics_write(FILE *out, const broker_metrics *m, const logrep_node *node, int32_t node_id,
+void metrics_write(FILE *out, const broker_metrics *m, logrep_node *node, int32_t node_id,
                    int64_t clients, const logrep_storage_fd_stats *fds);
 int64_t broker_mono_us(void);
 

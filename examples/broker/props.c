@@ -47,8 +47,7 @@ static const char *const ignored[] = {
     "num.network.threads", "num.io.threads", "num.replica.fetchers",
     "socket.send.buffer.bytes", "socket.receive.buffer.bytes",
     "num.recovery.threads.per.data.dir",
-    "offsets.topic.replication.factor", "transaction.state.log.replication.factor",
-    "transaction.state.log.min.isr", "group.initial.rebalance.delay.ms",
+    "transaction.state.log.replication.factor", "transaction.state.log.min.isr",
     "inter.broker.listener.name", "log.cleaner.enable", "delete.topic.enable",
     "zookeeper.connect", "controller.quorum.election.timeout.ms",
 };

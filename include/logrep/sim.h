@@ -44,6 +44,7 @@ typedef struct logrep_sim_conf {
     int64_t lag_max_ms;          /**< replica.lag.time.max.ms, default 1000 */
     int64_t session_timeout_ms;  /**< broker.session.timeout.ms, default 1500 */
     int32_t trace_lines;         /**< trace ring capacity, default 8192 */
+    int32_t offsets_retention_minutes; /**< offsets.retention.minutes of the nodes, default the nodes' (7 days) */
     int32_t trace_stderr;        /**< also print every trace line to stderr */
 } logrep_sim_conf;
 
@@ -163,8 +164,40 @@ LOGREP_API int32_t logrep_sim_producer(logrep_sim *sim, int32_t partition, int16
 /** A consumer actor fetching `partition` from the leader every
  *  interval_ms and asking ListOffsets(latest) now and then. */
 LOGREP_API int32_t logrep_sim_consumer(logrep_sim *sim, int32_t partition, int64_t interval_ms);
-/** Stops an actor after its outstanding request (if any) is answered. */
+/** Stops an actor after its outstanding request (if any) is answered.
+ *  A group member commits what it consumed, then leaves the group. */
 LOGREP_API void logrep_sim_actor_stop(logrep_sim *sim, int32_t actor);
+
+/** A member of consumer group "g<group>" (group 0..3) subscribed to the
+ *  topic: it finds the coordinator, joins, syncs (the leader assigns the
+ *  partitions), resumes from the committed offsets, fetches from the
+ *  partitions' leaders every interval_ms, heartbeats and commits what it
+ *  consumed. Returns the actor id (>= 0) or -1. The nodes keep their
+ *  offsets in 3 partitions of __consumer_offsets. */
+LOGREP_API int32_t logrep_sim_group_member(logrep_sim *sim, int32_t group, int64_t interval_ms);
+/** The member dies: no LeaveGroup, no more heartbeats (its session expires). */
+LOGREP_API void logrep_sim_group_member_kill(logrep_sim *sim, int32_t actor);
+
+/** A group member as it sees itself. */
+typedef struct logrep_sim_member {
+    int32_t stable;        /**< assigned and consuming */
+    int32_t gone;          /**< left or dead */
+    int32_t coordinator;   /**< -1 unknown */
+    int32_t generation;    /**< -1 none */
+    int32_t n_assigned;
+    int32_t assigned[8];
+    int64_t position[8];   /**< per assigned partition */
+    int64_t committed[8];  /**< acknowledged, -1 none */
+} logrep_sim_member;
+LOGREP_API logrep_err logrep_sim_group_member_view(const logrep_sim *sim, int32_t actor,
+                                                   logrep_sim_member *out);
+
+/** OffsetFetch of one partition for group "g<group>" by a one-shot client
+ *  (FindCoordinator first, retrying coordinator errors) until answered or
+ *  max_ms (LOGREP_ERR__TIMED_OUT). *offset: -1 when none. Checked like
+ *  the members' fetches. */
+LOGREP_API logrep_err logrep_sim_offset_fetch(logrep_sim *sim, int32_t group, int32_t partition,
+                                              int64_t max_ms, int64_t *offset);
 
 /** One-shot client requests to node `node`, running the simulation until
  *  the answer (or max_ms: LOGREP_ERR__TIMED_OUT). The result is the
@@ -215,6 +248,9 @@ typedef struct logrep_sim_stats {
     int64_t unclean_elections;
     int64_t lossy_events;
     int64_t produce_errors;
+    int64_t group_syncs;        /**< assignments received by group members */
+    int64_t group_commits;      /**< partition offsets acknowledged to members */
+    int64_t group_fetches;      /**< successful OffsetFetch answers */
 } logrep_sim_stats;
 LOGREP_API void logrep_sim_stats_get(const logrep_sim *sim, logrep_sim_stats *out);
 

@@ -158,6 +158,7 @@ gc_group *lr_gci_create(lr_gc *gc, const char *id, int32_t p)
         return NULL;
     }
     g->p = p;
+    lr_gci_offsets_init(gc, g);
     g->state = g->prev_state = LR_GC_EMPTY;
     g->state_ts = -1;
     g->join_deadline = g->sync_deadline = INT64_MAX;
@@ -182,6 +183,7 @@ void lr_gci_destroy(lr_gc *gc, gc_group *g)
     for (size_t i = 0; i < g->n_off; i++)
         lr_gci_offset_free(gc, &g->off[i]);
     lr_free(&gc->alloc, g->off, g->cap_off * sizeof *g->off);
+    lr_hashmap_free(&g->off_index);
     lr_gci_strfree(gc, g->id);
     lr_gci_strfree(gc, g->protocol_type);
     lr_gci_strfree(gc, g->protocol);
@@ -289,6 +291,8 @@ int lr_gci_batch_offset(lr_gc *gc, const char *group, const gc_offset *o, int to
     return err ? err : batch_note(gc, k, v, tombstone);
 }
 
+static int map_append_err(int err);
+
 int lr_gci_emit(lr_gc *gc, int32_t p, gc_append *a)
 {
     gc_batch *b = &gc->batch;
@@ -319,8 +323,8 @@ int lr_gci_emit(lr_gc *gc, int32_t p, gc_append *a)
     a->p = p;
     int err = gc->sink ? gc->sink(gc->sink_ctx, p, a->id, gc->recs, b->n) : 0;
     lr_gci_batch_clear(gc);
-    if (err)
-        return err;
+    if (err) /* a refused append is mapped like a failed one */
+        return err > 0 ? map_append_err(err) : err;
     gc->ap[gc->n_ap++] = *a;
     return 0;
 }

@@ -64,8 +64,10 @@ typedef struct gc_group {
     int32_t delay_ms, remaining_ms;
     int64_t sync_deadline;
     uint64_t sync_append; /* the leader's assignment record in flight */
+    int32_t sync_append_gen; /* the generation it assigns */
     gc_offset *off;
     size_t n_off, cap_off;
+    lr_hashmap off_index; /* (partition, topic) -> position in off */
 } gc_group;
 
 enum { AP_PLAIN, AP_COMMIT, AP_SYNC, AP_STATIC_JOIN, AP_OFFSET_DELETE, AP_DELETE_GROUP };
@@ -189,6 +191,8 @@ void lr_gci_sync_done(lr_gc *gc, gc_append *a, int err, int64_t now_ms);
 /* offsets.c */
 void lr_gci_commit_done(lr_gc *gc, gc_append *a, int err);
 int lr_gci_offset_put(lr_gc *gc, gc_group *g, const gc_offset *o, int take);
+/* Starts g's offset index (at creation). */
+void lr_gci_offsets_init(lr_gc *gc, gc_group *g);
 void lr_gci_offset_del(lr_gc *gc, gc_group *g, const char *topic, int32_t partition);
 void lr_gci_offset_free(lr_gc *gc, gc_offset *o);
 int lr_gci_expire(lr_gc *gc, int64_t now_ms);

@@ -13,12 +13,71 @@ void lr_gci_offset_free(lr_gc *gc, gc_offset *o)
     o->topic = o->metadata = NULL;
 }
 
-static gc_offset *offset_find(const gc_group *g, const char *topic, int32_t partition)
+/* The index key of (topic, partition): the partition's 4 bytes, then the
+ * topic. In buf when it fits, else allocated (*heap set); NULL when out
+ * of memory. */
+static uint8_t *index_key(const lr_gc *gc, const char *topic, int32_t partition, uint8_t *buf,
+                          size_t cap, size_t *len, int *heap)
 {
-    for (size_t i = 0; i < g->n_off; i++)
-        if (g->off[i].partition == partition && strcmp(g->off[i].topic, topic) == 0)
-            return &g->off[i];
-    return NULL;
+    size_t tl = strlen(topic);
+    *len = tl + 4;
+    *heap = *len > cap;
+    uint8_t *k = *heap ? lr_malloc(&gc->alloc, *len) : buf;
+    if (k) {
+        memcpy(k, &partition, 4);
+        memcpy(k + 4, topic, tl);
+    }
+    return k;
+}
+
+static int index_eq(const void *ctx, uintptr_t val, const void *key, size_t len)
+{
+    const gc_group *g = ctx;
+    const gc_offset *o = &g->off[val];
+    size_t tl = strlen(o->topic);
+    return len == tl + 4 && memcmp(key, &o->partition, 4) == 0 &&
+           memcmp((const uint8_t *)key + 4, o->topic, tl) == 0;
+}
+
+void lr_gci_offsets_init(lr_gc *gc, gc_group *g)
+{
+    lr_hashmap_init(&g->off_index, &gc->alloc, index_eq, g);
+}
+
+/* op 1: sets (topic, partition)'s position to val (0 or
+ * LOGREP_ERR__NOMEM); op 2: removes it (its position, or -1 when absent). */
+static intptr_t index_op(lr_gc *gc, gc_group *g, const char *topic, int32_t partition, int op,
+                         size_t val)
+{
+    uint8_t buf[256];
+    size_t len;
+    int heap;
+    uint8_t *k = index_key(gc, topic, partition, buf, sizeof buf, &len, &heap);
+    if (!k)
+        return op == 1 ? LOGREP_ERR__NOMEM : -1;
+    uintptr_t v = 0;
+    intptr_t r;
+    if (op == 1)
+        r = lr_hashmap_put(&g->off_index, k, len, val);
+    else
+        r = lr_hashmap_del(&g->off_index, k, len, &v) ? (intptr_t)v : -1;
+    if (heap)
+        lr_free(&gc->alloc, k, len);
+    return r;
+}
+
+static gc_offset *offset_find(const lr_gc *gc, const gc_group *g, const char *topic,
+                              int32_t partition)
+{
+    uint8_t buf[256];
+    size_t len;
+    int heap;
+    uint8_t *k = index_key(gc, topic, partition, buf, sizeof buf, &len, &heap);
+    uintptr_t v = 0;
+    int found = k && lr_hashmap_get(&g->off_index, k, len, &v);
+    if (k && heap)
+        lr_free(&gc->alloc, k, len);
+    return found ? &g->off[v] : NULL;
 }
 
 /* Stores o (its strings are taken when take, else copied). An entry
@@ -34,7 +93,7 @@ int lr_gci_offset_put(lr_gc *gc, gc_group *g, const gc_offset *o, int take)
             return LOGREP_ERR__NOMEM;
         }
     }
-    gc_offset *e = offset_find(g, c.topic, c.partition);
+    gc_offset *e = offset_find(gc, g, c.topic, c.partition);
     if (e) {
         if (e->seq > c.seq && c.seq) {
             lr_gci_offset_free(gc, &c);
@@ -56,16 +115,26 @@ int lr_gci_offset_put(lr_gc *gc, gc_group *g, const gc_offset *o, int take)
         g->cap_off = nc;
     }
     g->off[g->n_off++] = c;
+    if (index_op(gc, g, c.topic, c.partition, 1, g->n_off - 1) != 0) {
+        g->n_off--;
+        if (!take)
+            lr_gci_offset_free(gc, &c);
+        return LOGREP_ERR__NOMEM;
+    }
     return 0;
 }
 
 void lr_gci_offset_del(lr_gc *gc, gc_group *g, const char *topic, int32_t partition)
 {
-    gc_offset *e = offset_find(g, topic, partition);
-    if (!e)
+    intptr_t i = index_op(gc, g, topic, partition, 2, 0);
+    if (i < 0)
         return;
-    lr_gci_offset_free(gc, e);
-    *e = g->off[--g->n_off];
+    lr_gci_offset_free(gc, &g->off[i]);
+    g->off[i] = g->off[--g->n_off];
+    /* The last entry moved into the hole: its index follows (a put that
+     * replaces never allocates). */
+    if ((size_t)i < g->n_off)
+        index_op(gc, g, g->off[i].topic, g->off[i].partition, 1, (size_t)i);
 }
 
 /* A commit of (topic, partition) for group id is in flight. */
@@ -221,7 +290,7 @@ static void fetch_one(const lr_gc *gc, const gc_group *g, const char *id, const 
     if (require_stable && in_flight(gc, id, topic, partition)) {
         o.error = LOGREP_ERR_UNSTABLE_OFFSET_COMMIT;
     } else if (g) {
-        const gc_offset *e = offset_find(g, topic, partition);
+        const gc_offset *e = offset_find(gc, g, topic, partition);
         if (e) {
             o.offset = e->offset;
             o.leader_epoch = e->leader_epoch;
@@ -294,7 +363,7 @@ int lr_gc_offset_delete(lr_gc *gc, const char *group_id, const lr_gc_tp *parts, 
         } else if (consumer_subscribes(g, parts[i].topic)) {
             a.errors[i] = LOGREP_ERR_GROUP_SUBSCRIBED_TO_TOPIC;
         } else {
-            const gc_offset *o = offset_find(g, parts[i].topic, parts[i].partition);
+            const gc_offset *o = offset_find(gc, g, parts[i].topic, parts[i].partition);
             if (o && lr_gci_batch_offset(gc, group_id, o, 1)) {
                 lr_gci_batch_clear(gc);
                 lr_free(&gc->alloc, a.errors, (n ? n : 1) * sizeof *a.errors);

@@ -80,8 +80,10 @@ int lr_gc_sync(lr_gc *gc, const lr_gc_sync_req *r, uint64_t cookie, int64_t now_
         lr_gci_finish_sync(gc, g, m, 0);
         return 0;
     }
-    /* CompletingRebalance: park; the leader's assignment is written. */
-    if (g->leader == m->id && !g->sync_append) {
+    /* CompletingRebalance: park; the leader's assignment is written. An
+     * assignment of an older generation still in flight does not hold up
+     * this one: its completion is ignored (sync_done checks the id). */
+    if (g->leader == m->id && (!g->sync_append || g->sync_append_gen != g->generation)) {
         if ((err = set_assignments(gc, g, r)))
             return err;
         gc_append a = {.kind = AP_SYNC, .generation = g->generation, .group = lr_gci_strdup(gc, g->id)};
@@ -99,6 +101,7 @@ int lr_gc_sync(lr_gc *gc, const lr_gc_sync_req *r, uint64_t cookie, int64_t now_
         m->sync_cookie = cookie;
         m->pending_sync = 0;
         err = lr_gci_emit(gc, g->p, &a);
+        g->sync_append_gen = g->generation;
         if (err) {
             g->sync_append = a.id;
             lr_gci_sync_done(gc, &a, err == LOGREP_ERR__NOMEM ? LOGREP_ERR_COORDINATOR_NOT_AVAILABLE : err,

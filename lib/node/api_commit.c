@@ -256,6 +256,11 @@ static int fetch_group(logrep_node *n, const char *group, const logrep_struct *q
     }
     void *ctx[2] = {n, f};
     int e = lr_gc_fetch(n->groups.gc, group, tps, ntp, require_stable, collect, ctx);
+    for (size_t i = 0; e > 0 && i < ntp; i++) {
+        /* The group's error: each requested partition carries it (v0-1). */
+        lr_gc_offset o = {tps[i].topic, tps[i].partition, -1, -1, "", -1, e};
+        collect(ctx, &o);
+    }
     if (f->nomem)
         return LOGREP_ERR__NOMEM;
     if (!tps && f->n > 1)

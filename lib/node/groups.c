@@ -167,6 +167,7 @@ void lr_groups_flush(logrep_node *n, int64_t now_ms)
                    logrep_err_name(a.err));
             if (a.partition < g->n_parts)
                 unload(n, a.partition);
+            g->track_again = 1;
         }
     }
     if (g->n_appends > end)
@@ -224,22 +225,36 @@ static int load_step(logrep_node *n, int32_t p, lr_npart *np)
                "offsets partition %d: loading failed at offset %lld: %s; retrying", p,
                (long long)gp->load_next, logrep_err_name(err));
         unload(n, p); /* begun again next tick */
+        g->track_again = 1;
         return 0;
     }
     if (gp->load_next < gp->load_end)
         return 0;
-    if (lr_gc_load_done(g->gc, p, g->now) != 0)
+    if (lr_gc_load_done(g->gc, p, g->now) != 0) {
+        g->track_again = 1;
         return 0;
+    }
     gp->state = LR_GP_LOADED;
     LR_LOG(&n->logger, LOGREP_LOG_INFO, "groups", "offsets partition %d loaded (epoch %d)", p,
            gp->leader_epoch);
     return 1;
 }
 
-/* Follows leadership of every offsets partition. */
+/* Follows leadership of every offsets partition: when roles may have
+ * changed (an apply of metadata, a shutdown), while one loads, or after a
+ * failure. */
 static void track_partitions(logrep_node *n, int64_t now_ms)
 {
     lr_groups *g = &n->groups;
+    int loading = 0;
+    for (int32_t p = 0; p < g->n_parts && !loading; p++)
+        loading = g->parts[p].state == LR_GP_LOADING;
+    if (!loading && !g->track_again && g->seen_applies == n->parts.applies &&
+        g->seen_shutting_down == n->life.shutting_down)
+        return;
+    g->track_again = 0;
+    g->seen_applies = n->parts.applies;
+    g->seen_shutting_down = n->life.shutting_down;
     for (int32_t p = 0; p < g->n_parts; p++) {
         lr_gpart *gp = &g->parts[p];
         lr_npart *np = offsets_part(n, p);
@@ -257,8 +272,10 @@ static void track_partitions(logrep_node *n, int64_t now_ms)
         if (gp->state != LR_GP_NONE && gp->leader_epoch != st.leader_epoch)
             unload(n, p); /* a new leadership: what was held may be stale */
         if (gp->state == LR_GP_NONE) {
-            if (lr_gc_load_begin(g->gc, p) != 0)
+            if (lr_gc_load_begin(g->gc, p) != 0) {
+                g->track_again = 1;
                 continue;
+            }
             gp->state = LR_GP_LOADING;
             gp->leader_epoch = st.leader_epoch;
             gp->load_next = st.log_start_offset;
@@ -414,6 +431,8 @@ static void answer(void *ctx, const lr_gc_answer *a)
     lr_gpark *g = gpark_of(n, a->cookie);
     if (g)
         g->answer(n, g, (size_t)(a->cookie - g->cookie0), a);
+    else
+        lr_groups_inproc_answer(n, a);
 }
 
 /* ------------------------------------------------------------ life */
@@ -450,6 +469,7 @@ void lr_groups_free(logrep_node *n)
     lr_groups *g = &n->groups;
     lr_gc_free(g->gc);
     g->gc = NULL;
+    lr_groups_api_free(n);
     logrep_batch_builder_free(g->b);
     logrep_batch_reader_free(g->rd);
     logrep_msg_free(g->out);

@@ -64,6 +64,7 @@ typedef struct lr_parts {
     lr_npart *v;
     size_t n, cap;
     lr_hashmap index; /* (topic id, partition) -> position in v */
+    uint64_t applies; /* lr_parts_apply calls: roles may have changed */
 } lr_parts;
 
 /* The broker's view of the cluster, from the metadata log (mdfollow.c). */
@@ -146,6 +147,17 @@ typedef struct lr_gappend {
     int err;
 } lr_gappend;
 
+/* An in-process commit (groups_api.c): waiting for its cookie's answer,
+ * then done until logrep_node_poll takes it. */
+typedef struct lr_gevent {
+    uint64_t cookie;
+    uint64_t token;
+    int done;
+    int error;
+    int16_t *errors; /* n, per partition */
+    size_t n;
+} lr_gevent;
+
 /* The group coordinator's adapter (groups.c). */
 typedef struct lr_groups {
     struct lr_gc *gc;           /* NULL without the broker role */
@@ -163,6 +175,13 @@ typedef struct lr_groups {
     int64_t create_after;       /* next creation request of the offsets topic */
     uint8_t *load_buf;
     size_t load_cap;
+    uint64_t seen_applies;      /* parts.applies when leadership was last followed */
+    int seen_shutting_down;
+    int track_again;            /* a load or append failed: look again */
+    lr_gevent *events;          /* in-process requests, oldest first */
+    size_t n_events, cap_events;
+    int16_t *polled;            /* the last polled event's errors */
+    size_t n_polled;
 } lr_groups;
 
 struct lr_ctl_role;
@@ -356,6 +375,10 @@ const char *lr_gstr(logrep_node *n, const logrep_struct *s, lr_fname f, int *nom
 /* The same for len bytes at p. */
 const char *lr_gcstr(logrep_node *n, const void *p, int32_t len, int *nomem);
 void *lr_garena_alloc(logrep_node *n, size_t size);
+/* groups_api.c: 1 when a is the answer of an in-process request. */
+struct lr_gc_answer;
+int lr_groups_inproc_answer(logrep_node *n, const struct lr_gc_answer *a);
+void lr_groups_api_free(logrep_node *n);
 /* Starts a request: the arena is emptied, the time set. */
 void lr_groups_begin(logrep_node *n, int64_t now_ms);
 

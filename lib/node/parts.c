@@ -305,6 +305,7 @@ static void close_deleted(logrep_node *n, int64_t now_ms)
  * ones and applies leader/ISR changes. */
 void lr_parts_apply(logrep_node *n, int64_t now_ms)
 {
+    n->parts.applies++;
     /* Opening a log is storage work (recovery, files): a topic of
      * thousands of partitions is opened over several ticks so the node
      * keeps answering meanwhile. */

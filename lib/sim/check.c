@@ -14,12 +14,17 @@
 #include "node/node_int.h"
 #include "sim/sim_int.h"
 
-const lr_md_partition *lr_sim_ctl_part(logrep_sim *s, int32_t part)
+const lr_md_partition *lr_sim_ctl_part_of(logrep_sim *s, const char *topic, int32_t part)
 {
     logrep_node *c = s->node[s->ctl];
     const lr_md_image *img = c ? lr_nctl_image(c) : NULL;
-    const lr_md_topic *t = img ? lr_md_topic_by_name(img, LR_SIM_TOPIC) : NULL;
+    const lr_md_topic *t = img ? lr_md_topic_by_name(img, topic) : NULL;
     return t ? lr_md_partition_get(t, part) : NULL;
+}
+
+const lr_md_partition *lr_sim_ctl_part(logrep_sim *s, int32_t part)
+{
+    return lr_sim_ctl_part_of(s, LR_SIM_TOPIC, part);
 }
 
 static int contains(const int32_t *ids, int32_t n, int32_t id)
@@ -300,7 +305,7 @@ static int match_c(logrep_sim *s, int32_t part, int32_t id, const lr_sim_rlog *r
 
 /* Node id is up and the controller holds the registration of this
  * incarnation. */
-static int registered_now(logrep_sim *s, int32_t id)
+int lr_sim_registered_now(logrep_sim *s, int32_t id)
 {
     logrep_node *c = s->node[s->ctl], *n = s->node[id];
     const lr_md_image *img = c ? lr_nctl_image(c) : NULL;
@@ -366,7 +371,7 @@ static void check_controller(logrep_sim *s, int32_t part, const lr_md_partition 
         int in = contains(mp->isr, mp->n_isr, id);
         if (cp->lossy[id] == 1 && !in)
             cp->lossy[id] = 2;
-        else if (cp->lossy[id] == 2 && in && registered_now(s, id)) {
+        else if (cp->lossy[id] == 2 && in && lr_sim_registered_now(s, id)) {
             cp->lossy[id] = 0;
             cp->lossy_end_epoch[id] = mp->leader_epoch;
             lr_sim_trace(s, "checker: lossy failure of node %d on partition %d ends (back in ISR)", id, part);
@@ -380,6 +385,7 @@ static void check_controller(logrep_sim *s, int32_t part, const lr_md_partition 
 void lr_sim_mark_lossy(logrep_sim *s, int32_t id)
 {
     s->stats.lossy_events++;
+    lr_sim_gck_lossy(s, id);
     for (int32_t p = 0; p < s->conf.partitions; p++) {
         lr_sim_cpart *cp = &s->cp[p];
         const lr_md_partition *mp = lr_sim_ctl_part(s, p);
@@ -545,6 +551,7 @@ void lr_sim_check(logrep_sim *s)
             s->ctl_unclean_seen = ns.unclean_elections;
             for (int32_t p = 0; p < s->conf.partitions; p++)
                 sanction(s, p, "unclean election");
+            lr_sim_gck_unclean(s);
         }
     }
     for (int32_t p = 0; p < s->conf.partitions && !s->failed; p++) {
@@ -555,6 +562,8 @@ void lr_sim_check(logrep_sim *s)
             if (s->node[id])
                 check_replica(s, p, id, mp);
     }
+    if (!s->failed && s->gck)
+        lr_sim_gck_step(s);
 }
 
 /* ------------------------------------------------------------ clients */

@@ -17,7 +17,7 @@ static int32_t owner_of(const lr_sim_actor *a)
     return LR_SIM_ACTOR0 + a->idx;
 }
 
-static void wake(logrep_sim *s, lr_sim_actor *a, int64_t at)
+void lr_sim_client_wake(logrep_sim *s, lr_sim_actor *a, int64_t at)
 {
     a->next_at = at;
     lr_sim_push(s, at, EV_ACTOR, owner_of(a));
@@ -50,7 +50,7 @@ static void settopic(logrep_struct *st, lr_fname name)
 }
 
 /* Sends s->msg from the actor to node `to` on a new connection. */
-static int send_req(logrep_sim *s, lr_sim_actor *a, int32_t to, int state)
+int lr_sim_client_send_req(logrep_sim *s, lr_sim_actor *a, int32_t to, int state)
 {
     const uint8_t *buf;
     size_t len;
@@ -81,7 +81,7 @@ static int version_of(int api)
     }
 }
 
-static int send_metadata(logrep_sim *s, lr_sim_actor *a)
+int lr_sim_client_metadata(logrep_sim *s, lr_sim_actor *a)
 {
     int32_t to = lr_sim_random_up_broker(s);
     if (to < 0)
@@ -90,7 +90,7 @@ static int send_metadata(logrep_sim *s, lr_sim_actor *a)
     logrep_struct *r = logrep_msg_root(s->msg);
     lr_f_set_count(r, LR_FN_Topics, 1);
     settopic(lr_f_elem(r, LR_FN_Topics, 0), LR_FN_Name);
-    return send_req(s, a, to, AS_META);
+    return lr_sim_client_send_req(s, a, to, AS_META);
 }
 
 static int send_init(logrep_sim *s, lr_sim_actor *a)
@@ -102,7 +102,7 @@ static int send_init(logrep_sim *s, lr_sim_actor *a)
     logrep_struct *r = logrep_msg_root(s->msg);
     logrep_struct_set_bytes(r, lr_fid(r, LR_FN_TransactionalId), NULL, -1);
     lr_f_set_int(r, LR_FN_TransactionTimeoutMs, 60000);
-    return send_req(s, a, to, AS_INIT);
+    return lr_sim_client_send_req(s, a, to, AS_INIT);
 }
 
 static uint32_t gen_of(logrep_sim *s, int32_t part)
@@ -144,10 +144,10 @@ static int send_produce(logrep_sim *s, lr_sim_actor *a, int32_t to)
     a->attempts++;
     lr_sim_trace(s, "client %d: produce w%d.%u seq %u+%d acks %d attempt %d -> node %d", a->idx,
                  a->idx + 1, a->session, a->batch_seq, a->batch_n, a->acks, a->attempts, to);
-    return send_req(s, a, to, AS_PRODUCE);
+    return lr_sim_client_send_req(s, a, to, AS_PRODUCE);
 }
 
-static int send_fetch(logrep_sim *s, lr_sim_actor *a, int32_t to)
+int lr_sim_client_fetch(logrep_sim *s, lr_sim_actor *a, int32_t to)
 {
     logrep_msg_init_request(s->msg, LOGREP_API_FETCH, 11, ++a->corr, "sim");
     logrep_struct *r = logrep_msg_root(s->msg);
@@ -167,7 +167,7 @@ static int send_fetch(logrep_sim *s, lr_sim_actor *a, int32_t to)
     if (a->rack[0])
         logrep_struct_set_bytes(r, lr_fid(r, LR_FN_RackId), a->rack,
                                 (int32_t)strlen(a->rack));
-    return send_req(s, a, to, AS_FETCH);
+    return lr_sim_client_send_req(s, a, to, AS_FETCH);
 }
 
 static int send_list(logrep_sim *s, lr_sim_actor *a, int32_t to, int64_t ts)
@@ -184,12 +184,12 @@ static int send_list(logrep_sim *s, lr_sim_actor *a, int32_t to, int64_t ts)
     lr_f_set_int(p, LR_FN_PartitionIndex, a->partition);
     lr_f_set_int(p, LR_FN_CurrentLeaderEpoch, a->kind == ACT_ONESHOT ? -1 : a->leader_epoch);
     lr_f_set_int(p, LR_FN_Timestamp, ts);
-    return send_req(s, a, to, AS_LIST);
+    return lr_sim_client_send_req(s, a, to, AS_LIST);
 }
 
 /* ------------------------------------------------------------ outcomes */
 
-static void finish_request(logrep_sim *s, lr_sim_actor *a)
+void lr_sim_client_finish(logrep_sim *s, lr_sim_actor *a)
 {
     if (a->end)
         lr_sim_close_end(s, a->end, 0);
@@ -201,7 +201,7 @@ static void batch_done(logrep_sim *s, lr_sim_actor *a)
 {
     a->next_seq = a->batch_seq + (uint32_t)a->batch_n;
     a->have_batch = 0;
-    wake(s, a, s->now + a->interval);
+    lr_sim_client_wake(s, a, s->now + a->interval);
 }
 
 static int retriable_leader_error(int16_t e)
@@ -216,7 +216,7 @@ static void produce_indeterminate(logrep_sim *s, lr_sim_actor *a)
 {
     a->leader = -1;
     if (a->idempotent) {
-        wake(s, a, s->now + 20);
+        lr_sim_client_wake(s, a, s->now + 20);
         return;
     }
     batch_done(s, a); /* not retried: a retry could duplicate */
@@ -252,7 +252,7 @@ static void on_produce(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
     if (retriable_leader_error(err))
         a->leader = -1;
     if (err == LOGREP_ERR_NOT_ENOUGH_REPLICAS && a->attempts == 1) {
-        wake(s, a, s->now + 50); /* definitely not appended: safe to retry */
+        lr_sim_client_wake(s, a, s->now + 50); /* definitely not appended: safe to retry */
         return;
     }
     if (!a->idempotent) {
@@ -267,10 +267,10 @@ static void on_produce(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
         lr_sim_trace(s, "client %d: new producer session after %s", a->idx, logrep_err_name(err));
         a->pid = -1;
         a->have_batch = 0;
-        wake(s, a, s->now + 50);
+        lr_sim_client_wake(s, a, s->now + 50);
         return;
     }
-    wake(s, a, s->now + 50);
+    lr_sim_client_wake(s, a, s->now + 50);
 }
 
 static int parse_records(logrep_sim *s, lr_sim_actor *a, const uint8_t *recs, int32_t rlen,
@@ -310,7 +310,7 @@ static int parse_records(logrep_sim *s, lr_sim_actor *a, const uint8_t *recs, in
 
 /* The leader epoch of the replica the actor asked, as it stands now
  * (epochs only grow, so a zombie is still one when its answer arrives). */
-static void on_fetch(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
+void lr_sim_client_on_fetch(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
 {
     logrep_struct *rp = lr_f_elem(lr_f_elem(root, LR_FN_Responses, 0), LR_FN_Partitions, 0);
     int16_t err = rp ? (int16_t)lr_f_int(rp, LR_FN_ErrorCode) : LOGREP_ERR_UNKNOWN_SERVER_ERROR;
@@ -363,6 +363,10 @@ static void on_list(logrep_sim *s, lr_sim_actor *a, logrep_struct *root)
 void lr_sim_actor_frame(logrep_sim *s, lr_sim_actor *a, uint64_t end, const uint8_t *data,
                         size_t len, int32_t served_epoch)
 {
+    if (a->kind == ACT_GROUP) {
+        lr_sim_gm_frame(s, a, end, data, len, served_epoch);
+        return;
+    }
     if (end != a->end || a->state == AS_IDLE || (a->state == AS_DONE && a->kind != ACT_ONESHOT))
         return;
     if (a->kind == ACT_ONESHOT && a->done)
@@ -376,7 +380,7 @@ void lr_sim_actor_frame(logrep_sim *s, lr_sim_actor *a, uint64_t end, const uint
     logrep_struct *root = logrep_msg_root(s->rmsg);
     a->served_epoch = served_epoch;
     int state = a->state;
-    finish_request(s, a);
+    lr_sim_client_finish(s, a);
     switch (state) {
     case AS_META: {
         logrep_struct *t = lr_f_elem(root, LR_FN_Topics, 0);
@@ -387,13 +391,13 @@ void lr_sim_actor_frame(logrep_sim *s, lr_sim_actor *a, uint64_t end, const uint
              * clients never let a partition's leader epoch go backwards):
              * ask again later. */
             a->leader = -1;
-            wake(s, a, s->now + 100);
+            lr_sim_client_wake(s, a, s->now + 100);
             break;
         }
         a->leader = p && lr_f_int(p, LR_FN_ErrorCode) == 0 ? (int32_t)lr_f_int(p, LR_FN_LeaderId) : -1;
         if (p)
             a->leader_epoch = epoch;
-        wake(s, a, s->now + (a->leader >= 0 ? 1 : 100));
+        lr_sim_client_wake(s, a, s->now + (a->leader >= 0 ? 1 : 100));
         break;
     }
     case AS_INIT:
@@ -404,23 +408,23 @@ void lr_sim_actor_frame(logrep_sim *s, lr_sim_actor *a, uint64_t end, const uint
             a->next_seq = 0;
             lr_sim_trace(s, "client %d: producer id %lld epoch %d (session %u)", a->idx,
                          (long long)a->pid, a->pepoch, a->session);
-            wake(s, a, s->now + 1);
+            lr_sim_client_wake(s, a, s->now + 1);
         } else {
-            wake(s, a, s->now + 100);
+            lr_sim_client_wake(s, a, s->now + 100);
         }
         break;
     case AS_PRODUCE:
         on_produce(s, a, root);
         break;
     case AS_FETCH:
-        on_fetch(s, a, root);
+        lr_sim_client_on_fetch(s, a, root);
         if (a->kind != ACT_ONESHOT)
-            wake(s, a, s->now + a->interval);
+            lr_sim_client_wake(s, a, s->now + a->interval);
         break;
     case AS_LIST:
         on_list(s, a, root);
         if (a->kind != ACT_ONESHOT)
-            wake(s, a, s->now + a->interval);
+            lr_sim_client_wake(s, a, s->now + a->interval);
         break;
     default:
         break;
@@ -433,7 +437,7 @@ void lr_sim_actor_frame(logrep_sim *s, lr_sim_actor *a, uint64_t end, const uint
 static void request_lost(logrep_sim *s, lr_sim_actor *a)
 {
     int state = a->state;
-    finish_request(s, a);
+    lr_sim_client_finish(s, a);
     if (a->kind == ACT_ONESHOT) {
         a->done = 1;
         a->result = LOGREP_ERR__IO;
@@ -443,12 +447,16 @@ static void request_lost(logrep_sim *s, lr_sim_actor *a)
         produce_indeterminate(s, a);
     else {
         a->leader = -1;
-        wake(s, a, s->now + 50);
+        lr_sim_client_wake(s, a, s->now + 50);
     }
 }
 
 void lr_sim_actor_closed(logrep_sim *s, lr_sim_actor *a, uint64_t end)
 {
+    if (a->kind == ACT_GROUP) {
+        lr_sim_gm_closed(s, a, end);
+        return;
+    }
     if (end != a->end || a->state == AS_IDLE || a->state == AS_DONE)
         return;
     lr_sim_trace(s, "client %d: connection lost", a->idx);
@@ -458,6 +466,10 @@ void lr_sim_actor_closed(logrep_sim *s, lr_sim_actor *a, uint64_t end)
 
 void lr_sim_actor_timer(logrep_sim *s, lr_sim_actor *a)
 {
+    if (a->kind == ACT_GROUP) {
+        lr_sim_gm_timer(s, a);
+        return;
+    }
     if (a->state == AS_DONE)
         return;
     if (a->state != AS_IDLE) {
@@ -475,7 +487,7 @@ void lr_sim_actor_timer(logrep_sim *s, lr_sim_actor *a)
     }
     int r;
     if (a->leader < 0 || (a->leader >= 1 && !logrep_sim_is_up(s, a->leader)))
-        r = send_metadata(s, a);
+        r = lr_sim_client_metadata(s, a);
     else if (a->kind == ACT_PRODUCER) {
         if (a->idempotent && a->pid < 0) {
             r = send_init(s, a);
@@ -489,7 +501,7 @@ void lr_sim_actor_timer(logrep_sim *s, lr_sim_actor *a)
             }
             r = send_produce(s, a, a->leader);
             if (r == 0 && a->acks == 0) {
-                finish_request(s, a);
+                lr_sim_client_finish(s, a);
                 batch_done(s, a);
                 return;
             }
@@ -497,12 +509,12 @@ void lr_sim_actor_timer(logrep_sim *s, lr_sim_actor *a)
     } else if (lr_sim_rand(s, 5) == 0) {
         r = send_list(s, a, a->leader, -1);
     } else {
-        r = send_fetch(s, a, a->leader);
+        r = lr_sim_client_fetch(s, a, a->leader);
     }
     if (r != 0) {
         a->state = AS_IDLE;
         a->leader = -1;
-        wake(s, a, s->now + 100);
+        lr_sim_client_wake(s, a, s->now + 100);
     }
 }
 
@@ -524,7 +536,7 @@ LOGREP_API int32_t logrep_sim_producer(logrep_sim *s, int32_t part, int16_t acks
     a->max_records = max_records;
     lr_sim_trace(s, "client %d: producer on partition %d, acks %d%s, every %lld ms", a->idx, part,
                  acks, idempotent ? ", idempotent" : "", (long long)interval_ms);
-    wake(s, a, s->now + 1 + (int64_t)lr_sim_rand(s, (uint64_t)interval_ms));
+    lr_sim_client_wake(s, a, s->now + 1 + (int64_t)lr_sim_rand(s, (uint64_t)interval_ms));
     return a->idx;
 }
 
@@ -538,7 +550,7 @@ LOGREP_API int32_t logrep_sim_consumer(logrep_sim *s, int32_t part, int64_t inte
     a->partition = part;
     a->interval = interval_ms;
     lr_sim_trace(s, "client %d: consumer on partition %d", a->idx, part);
-    wake(s, a, s->now + 1 + (int64_t)lr_sim_rand(s, (uint64_t)interval_ms));
+    lr_sim_client_wake(s, a, s->now + 1 + (int64_t)lr_sim_rand(s, (uint64_t)interval_ms));
     return a->idx;
 }
 
@@ -596,7 +608,7 @@ LOGREP_API logrep_err logrep_sim_produce(logrep_sim *s, int32_t node, int32_t pa
     if (send_produce(s, a, node) != 0)
         return LOGREP_ERR__IO;
     if (acks == 0) {
-        finish_request(s, a);
+        lr_sim_client_finish(s, a);
         return LOGREP_OK;
     }
     logrep_err e = oneshot_wait(s, idx, max_ms);
@@ -618,7 +630,7 @@ LOGREP_API logrep_err logrep_sim_fetch(logrep_sim *s, int32_t node, int32_t part
     if (rack)
         snprintf(a->rack, sizeof a->rack, "%s", rack);
     int32_t idx = a->idx;
-    if (send_fetch(s, a, node) != 0)
+    if (lr_sim_client_fetch(s, a, node) != 0)
         return LOGREP_ERR__IO;
     logrep_err e = oneshot_wait(s, idx, max_ms);
     if (records)

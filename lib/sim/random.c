@@ -115,6 +115,17 @@ LOGREP_API logrep_err logrep_sim_heal(logrep_sim *s, int64_t max_ms)
     }
     if (tail_read(s) != 0 || lr_sim_check_liveness(s) != 0)
         return LOGREP_ERR__CORRUPT;
+    /* G15: consumer groups settle too (sessions and rebalances take
+     * seconds). */
+    char why[160] = "";
+    int64_t g = 0;
+    for (; g < max_ms && !lr_sim_gm_settled(s, why, sizeof why); g += 100)
+        if (logrep_sim_run(s, 100) != LOGREP_OK)
+            return LOGREP_ERR__CORRUPT;
+    if (!lr_sim_gm_settled(s, why, sizeof why)) {
+        lr_sim_fail(s, "G15: groups did not settle %lld ms after the heal: %s", (long long)g, why);
+        return LOGREP_ERR__CORRUPT;
+    }
     return LOGREP_OK;
 }
 
@@ -215,6 +226,28 @@ static void random_fault(logrep_sim *s, int32_t *down)
     /* else: quiet period */
 }
 
+/* Consumer groups: 1-2 groups of 2-4 members; some join late, some die
+ * (their sessions expire), some leave, and others come to replace them. */
+static void group_workload(logrep_sim *s, int64_t ms)
+{
+    int32_t ng = pick(s, 1, 2);
+    for (int32_t gi = 0; gi < ng; gi++) {
+        int32_t nm = pick(s, 2, 4);
+        for (int32_t m = 0; m < nm; m++) {
+            int64_t start = s->now + (m < 2 ? pick(s, 1, 200) : pick(s, 1, (int32_t)(ms * 3 / 5)));
+            lr_sim_actor *a = lr_sim_gm_new(s, gi, pick(s, 10, 60), start);
+            if (!a)
+                return;
+            uint64_t fate = lr_sim_rand(s, 6);
+            int64_t at = start + pick(s, 500, (int32_t)ms);
+            if (fate == 0)
+                a->gm->die_at = at;
+            else if (fate == 1)
+                a->gm->leave_at = at;
+        }
+    }
+}
+
 LOGREP_API logrep_err logrep_sim_random(uint64_t seed, const char *bug, int64_t ms,
                                         logrep_sim **out)
 {
@@ -250,6 +283,10 @@ LOGREP_API logrep_err logrep_sim_random(uint64_t seed, const char *bug, int64_t 
             logrep_sim_producer(s, p, -1, 0, pick(s, 10, 50), pick(s, 1, 3));
         logrep_sim_consumer(s, p, pick(s, 10, 60));
     }
+    /* A third of the seeds run consumer groups (drawn from the shape's
+     * PRNG: the other seeds run as they did before groups). */
+    if (lr_prng_below(&g, 3) == 0)
+        group_workload(s, ms);
     int32_t down = 0;
     int64_t end = s->now + ms;
     while (s->now < end && !s->failed) {

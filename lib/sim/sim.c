@@ -221,6 +221,17 @@ static int start_node(logrep_sim *s, int32_t id)
     SET("broker.rack", buf);
     SET("segment.bytes", "65536");
     SET("file.delete.delay.ms", "3000"); /* retired directories go within a scenario */
+    /* Groups: few offsets partitions, rebalances and sessions on the
+     * simulation's time scale, retention checks that run within a run. */
+    snprintf(buf, sizeof buf, "%d", LR_SIM_OFFSETS_PARTS);
+    SET("offsets.topic.num.partitions", buf);
+    SET("group.initial.rebalance.delay.ms", "100");
+    SET("group.min.session.timeout.ms", "500");
+    SET("offsets.retention.check.interval.ms", "1000");
+    if (s->conf.offsets_retention_minutes > 0) {
+        snprintf(buf, sizeof buf, "%d", s->conf.offsets_retention_minutes);
+        SET("offsets.retention.minutes", buf);
+    }
     if (s->conf.bug && *s->conf.bug) {
 #ifdef LOGREP_TEST
         SET("logrep.sim.bug", s->conf.bug);
@@ -613,6 +624,7 @@ LOGREP_API void logrep_sim_free(logrep_sim *s)
         lr_memnet_msg_free(s->net, s->q[i].msg);
     free(s->q);
     lr_memnet_free(s->net);
+    lr_sim_gm_free_all(s);
     free(s->actors);
     lr_sim_check_free(s);
     logrep_msg_free(s->msg);

@@ -15,6 +15,11 @@
 #define LR_SIM_MAXP 8          /* partitions */
 #define LR_SIM_ACTOR0 1000     /* owner ids of actors start here */
 #define LR_SIM_TOPIC "t"
+#define LR_SIM_MAXG 4          /* consumer groups ("g0".."g3") */
+#define LR_SIM_OFFSETS_PARTS 3 /* offsets.topic.num.partitions of the nodes */
+#define LR_SIM_OFFSETS_TOPIC "__consumer_offsets"
+#define LR_SIM_GM_IDLEN 128    /* member ids */
+#define LR_SIM_GM_MAXMEM 16    /* members one leader assigns */
 
 /* The event queue: ticks, actor timers and the network's messages. */
 enum { EV_TICK = 1, EV_NET = 2, EV_ACTOR = 4 };
@@ -56,8 +61,48 @@ typedef struct lr_sim_rlog {
 } lr_sim_rlog;
 
 /* A client actor (producer, consumer, or one-shot request). */
-enum { ACT_PRODUCER = 1, ACT_CONSUMER = 2, ACT_ONESHOT = 3 };
-enum { AS_IDLE = 0, AS_META, AS_INIT, AS_PRODUCE, AS_FETCH, AS_LIST, AS_DONE };
+enum { ACT_PRODUCER = 1, ACT_CONSUMER = 2, ACT_ONESHOT = 3, ACT_GROUP = 4 };
+enum { AS_IDLE = 0, AS_META, AS_INIT, AS_PRODUCE, AS_FETCH, AS_LIST, AS_DONE, AS_GROUP };
+
+/* A consumer group member (ACT_GROUP; group_client.c). */
+enum { GM_JOIN = 1, GM_SYNC, GM_OFETCH, GM_STABLE, GM_GONE };
+
+typedef struct lr_sim_gm {
+    int32_t group;               /* index: group id "g<index>" */
+    char group_id[16];
+    char member_id[LR_SIM_GM_IDLEN];
+    int32_t generation;          /* -1 none */
+    int is_leader;
+    char protocol[16];           /* the selected assignor */
+    int phase;                   /* GM_* */
+    int32_t coord;               /* coordinator node, -1 unknown */
+    int16_t v_find, v_join, v_sync, v_hb, v_leave, v_commit, v_ofetch;
+    int require_stable;
+    int roundrobin_first;        /* its protocols' order */
+    int32_t session_ms, rebalance_ms, hb_ms, commit_ms, interval;
+    int64_t next_hb, next_commit;
+    int64_t die_at, leave_at;    /* INT64_MAX: never */
+    int leaving;                 /* commit, then LeaveGroup */
+    int rejoin;                  /* commit, then JoinGroup */
+    /* the leader's view of the members (from its JoinGroup answer) */
+    int32_t n_members;
+    char members[LR_SIM_GM_MAXMEM][LR_SIM_GM_IDLEN];
+    /* the assignment of this generation */
+    int32_t n_assigned;
+    int32_t assigned[LR_SIM_MAXP];
+    int64_t pos[LR_SIM_MAXP];        /* by partition */
+    int64_t committed[LR_SIM_MAXP];  /* acknowledged, -1 none */
+    int64_t commit_off[LR_SIM_MAXP]; /* of the commit in flight, -1 none */
+    int64_t commit_h[LR_SIM_MAXP];   /* its checker handles */
+    int32_t leader_of[LR_SIM_MAXP], epoch_of[LR_SIM_MAXP];
+    int32_t rr;                      /* next of assigned[] to fetch */
+    int64_t sent_at;                 /* of the request in flight */
+    int32_t sent_to;                 /* its node */
+    /* probe (logrep_sim_offset_fetch): FindCoordinator, OffsetFetch, done */
+    int probe;
+    int32_t probe_part;
+    int64_t probe_offset;
+} lr_sim_gm;
 
 typedef struct lr_sim_actor {
     int kind;
@@ -93,6 +138,9 @@ typedef struct lr_sim_actor {
     uint32_t max_seen_rebases;
     int fetch_from_follower;
     int32_t read_node;
+    /* group member */
+    lr_sim_gm *gm;
+    int16_t ver;             /* version of the group request in flight */
     /* one-shot */
     int16_t api;
     int done;
@@ -178,6 +226,7 @@ struct logrep_sim {
     lr_sim_cpart cp[LR_SIM_MAXP];
     lr_sim_acked *acked;
     size_t nacked, capacked;
+    struct lr_sim_gck *gck;  /* consumer groups' ghost state (check_groups.c) */
     logrep_sim_stats stats;
     int failed;
     char failure[512];
@@ -241,6 +290,53 @@ static inline uint64_t lr_sim_rid(uint32_t writer, uint32_t session, uint32_t se
     return ((uint64_t)(writer & 0xffff) << 48) | ((uint64_t)(session & 0xffff) << 32) | seq;
 }
 
+/* client.c: the pieces group members share */
+void lr_sim_client_wake(logrep_sim *s, lr_sim_actor *a, int64_t at);
+/* Sends s->msg on a new connection; the request is in flight in `state`. */
+int lr_sim_client_send_req(logrep_sim *s, lr_sim_actor *a, int32_t to, int state);
+int lr_sim_client_metadata(logrep_sim *s, lr_sim_actor *a);
+/* Fetch of a->partition at a->position from `to`. */
+int lr_sim_client_fetch(logrep_sim *s, lr_sim_actor *a, int32_t to);
+void lr_sim_client_on_fetch(logrep_sim *s, lr_sim_actor *a, logrep_struct *root);
+void lr_sim_client_finish(logrep_sim *s, lr_sim_actor *a);
+
+/* group_client.c */
+void lr_sim_gm_timer(logrep_sim *s, lr_sim_actor *a);
+void lr_sim_gm_frame(logrep_sim *s, lr_sim_actor *a, uint64_t end, const uint8_t *data,
+                     size_t len, int32_t served_epoch);
+void lr_sim_gm_closed(logrep_sim *s, lr_sim_actor *a, uint64_t end);
+/* A member of group `group` starting at start_at; NULL on allocation failure. */
+lr_sim_actor *lr_sim_gm_new(logrep_sim *s, int32_t group, int64_t interval, int64_t start_at);
+void lr_sim_gm_free_all(logrep_sim *s);
+/* Every group with live members has them all stable in one generation
+ * with each partition owned once; else 0 and why. */
+int lr_sim_gm_settled(logrep_sim *s, char *why, size_t n);
+
+/* check_groups.c: (G1) an acknowledged commit is not lost, (G2) a resume
+ * offset never passes what the group consumed, (G3) one owner per
+ * partition and generation, (G4) offsets expire only as configured. */
+/* Starts the ghost state (the first member): 0 or -1 (out of memory). */
+int lr_sim_gck_init(logrep_sim *s);
+/* A commit of `offset` sent; returns its handle for lr_sim_gck_commit_acked. */
+int64_t lr_sim_gck_commit_sent(logrep_sim *s, int32_t group, int32_t part, int64_t offset);
+void lr_sim_gck_commit_acked(logrep_sim *s, int32_t group, int32_t part, int64_t handle);
+/* A successful OffsetFetch answer (offset -1: none) of node `node` to a
+ * request sent at sent_at. */
+void lr_sim_gck_offset_fetched(logrep_sim *s, int32_t group, int32_t part, int64_t offset,
+                               int64_t sent_at, int32_t actor, int32_t node);
+/* A member read [from, to) of partition part. */
+void lr_sim_gck_consumed(logrep_sim *s, int32_t group, int32_t part, int64_t from, int64_t to);
+void lr_sim_gck_assigned(logrep_sim *s, int32_t group, int32_t generation, const char *member,
+                         const int32_t *parts, int32_t n);
+void lr_sim_gck_step(logrep_sim *s);
+void lr_sim_gck_lossy(logrep_sim *s, int32_t id);
+void lr_sim_gck_unclean(logrep_sim *s);
+void lr_sim_gck_free(logrep_sim *s);
+/* The group's offsets partition. */
+int32_t lr_sim_gck_opart(const char *group_id);
+/* The largest acknowledged commit of (group, part), -1 none. */
+int64_t lr_sim_gck_max_acked(logrep_sim *s, int32_t group, int32_t part);
+
 /* check.c */
 void lr_sim_check(logrep_sim *s);
 /* A partition's replica log as node id holds it (NULL when down or not
@@ -265,5 +361,9 @@ void lr_sim_check_topic_deleted(logrep_sim *s);
 int lr_sim_check_liveness(logrep_sim *s);
 /* Controller partition (NULL when unknown). */
 const struct lr_md_partition *lr_sim_ctl_part(logrep_sim *s, int32_t part);
+/* The same for any topic. */
+const struct lr_md_partition *lr_sim_ctl_part_of(logrep_sim *s, const char *topic, int32_t part);
+/* Node id runs and the controller holds this incarnation's registration. */
+int lr_sim_registered_now(logrep_sim *s, int32_t id);
 
 #endif
