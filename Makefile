@@ -163,13 +163,14 @@ check-install: lib tools
 # ---------------------------------------------------------------- tools
 tools: $(B)/logrep
 
-$(B)/logrep: $(TOOL_SRCS) $(STATIC_LIB)
+# The tool reads protocol fields by generated name (proto/fields.h).
+$(B)/logrep: $(TOOL_SRCS) $(wildcard tools/logrep/*.h) $(GEN_HDRS) $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itools/logrep $(TOOL_SRCS) -o $@ $(STATIC_LIB) $(DEPS_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -I$(B)/gen -Itools/logrep $(TOOL_SRCS) -o $@ $(STATIC_LIB) $(DEPS_LIBS) -lm
 
-$(B)/asan/logrep: $(TOOL_SRCS) $(B)/asan/liblogrep.a
+$(B)/asan/logrep: $(TOOL_SRCS) $(wildcard tools/logrep/*.h) $(GEN_HDRS) $(B)/asan/liblogrep.a
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN) -Itools/logrep $(TOOL_SRCS) -o $@ $(B)/asan/liblogrep.a $(DEPS_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN) -I$(B)/gen -Itools/logrep $(TOOL_SRCS) -o $@ $(B)/asan/liblogrep.a $(DEPS_LIBS) -lm
 
 # ---------------------------------------------------------------- examples
 examples: $(EXAMPLES) $(B)/logrep-broker
@@ -201,7 +202,8 @@ $(B)/examples/cluster-demo: $(DEMO_SRCS) $(wildcard examples/broker/demo/*.h) $(
 # (kcat -G, librdkafka members and admin calls, kafkajs, kill -9 of the
 # coordinator's node), the full-disk suite (one broker on a small tmpfs),
 # the descriptor suites (out of descriptors for sockets; a 9,999-partition
-# topic under a lowered RLIMIT_NOFILE).
+# topic under a lowered RLIMIT_NOFILE), then `logrep groups` against kcat
+# -G consumer groups (groups_tool.sh).
 # `make test INTEROP=0` skips it.
 $(B)/test/rdk_check: test/interop/rdk_check.c $(DEMO_COMMON) $(wildcard examples/broker/demo/*.h) $(STATIC_LIB)
 	@mkdir -p $(@D)
@@ -239,7 +241,7 @@ interop: all $(B)/test/rdk_check $(B)/test/rdk_alter $(B)/test/rdk_group $(B)/te
 	@st=0; bash test/interop/run.sh $(B) || st=1; bash test/interop/restart.sh $(B) || st=1; \
 	  bash test/interop/groups.sh $(B) || st=1; \
 	  bash test/interop/disk_full.sh $(B) || st=1; bash test/interop/descriptors.sh $(B) || st=1; \
-	  bash test/interop/partitions.sh $(B) || st=1; exit $$st
+	  bash test/interop/partitions.sh $(B) || st=1; bash test/interop/groups_tool.sh $(B) || st=1; exit $$st
 
 # ---------------------------------------------------------------- tests
 deps:
@@ -251,11 +253,14 @@ $(B)/test/broker_storage.o: examples/broker/storage.c examples/broker/broker.h
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE -Iexamples/broker -O1 -g $(SAN) -c $< -o $@
 
-$(B)/test/logrep_test: $(TEST_SRCS) $(wildcard test/*.h test/lib/*.h) $(B)/test/broker_storage.o $(B)/asan/liblogrep.a
+# The pure parts of the tool (no sockets, no main) are linked in too.
+TOOL_TEST_SRCS := tools/logrep/groups_fmt.c
+
+$(B)/test/logrep_test: $(TEST_SRCS) $(TOOL_TEST_SRCS) $(wildcard test/*.h test/lib/*.h tools/logrep/*.h) $(B)/test/broker_storage.o $(B)/asan/liblogrep.a
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(TEST_DEFS) -I$(B)/gen -Itest -Iexamples/broker $(TEST_CFLAGS_PKG) -O1 -g $(SAN) \
+	$(CC) $(BASE_CFLAGS) $(TEST_DEFS) -I$(B)/gen -Itest -Iexamples/broker -Itools/logrep $(TEST_CFLAGS_PKG) -O1 -g $(SAN) \
 	    -DLOGREP_SRCDIR='"$(CURDIR)"' -DLOGREP_BUILDDIR='"$(CURDIR)/$(B)"' \
-	    $(TEST_SRCS) $(B)/test/broker_storage.o -o $@ $(B)/asan/liblogrep.a $(TEST_LIBS_PKG) $(DEPS_LIBS) -lm
+	    $(TEST_SRCS) $(TOOL_TEST_SRCS) $(B)/test/broker_storage.o -o $@ $(B)/asan/liblogrep.a $(TEST_LIBS_PKG) $(DEPS_LIBS) -lm
 
 # Corpus replay: each fuzz target linked with a plain main() under the sanitizers.
 $(B)/test/replay_%: fuzz/%.c fuzz/replay_main.c $(B)/asan/liblogrep.a

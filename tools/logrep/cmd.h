@@ -42,4 +42,7 @@ int cmd_offsets(int argc, char **argv);
 /* compact.c: offline compaction of a partition directory. */
 int cmd_compact(int argc, char **argv);
 
+/* groups.c: consumer groups of a running cluster, over the wire. */
+int cmd_groups(int argc, char **argv);
+
 #endif
