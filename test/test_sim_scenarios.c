@@ -769,6 +769,45 @@ Test(sim_scenarios, S26_deleted_while_down_is_stray)
     heal_and_free(&c);
 }
 
+/* RF 2, min ISR 1, unclean election on: leader a commits offset 4 alone
+ * (b fell behind at 3), is cut from the controller, and b is elected
+ * uncleanly; a stays a zombie of the older epoch. The controller is node
+ * 3. */
+static void zombie_after_unclean_election(sc *c, uint64_t seed, int32_t *a, int32_t *b)
+{
+    logrep_sim_conf k = conf3(seed);
+    k.brokers = 2;
+    k.min_isr = 1;
+    k.unclean = 1;
+    start(c, k);
+    *a = c->L;
+    *b = c->F1;
+    produce_ok(c, *a, -1, 3);
+    logrep_sim_partition(c->s, *a, *b, 1);
+    produce_ok(c, *a, 1, 1); /* offset 3: b falls behind */
+    run(c, 3000);
+    logrep_sim_part v;
+    cr_assert_eq(logrep_sim_controller_view(c->s, 0, &v), LOGREP_OK);
+    cr_assert(v.n_isr == 1 && v.isr[0] == *a, "the ISR shrank to the leader");
+    produce_ok(c, *a, -1, 1); /* offset 4: committed on a alone */
+    logrep_sim_partition(c->s, *a, 3, 1);
+    cr_assert_eq(await_leader(c, *a, 8000), *b, "b elected uncleanly");
+    cr_assert_lt(logrep_sim_true_hw(c->s, 0), 5, "the unclean election lost committed records");
+    int32_t e;
+    leader(c, &e);
+    cr_assert_lt(view(c, *a).leader_epoch, e, "a is a zombie of an older epoch");
+}
+
+/* Heals the zombie's links: it must truncate to b's log. */
+static void zombie_rejoins(sc *c, int32_t a, int32_t b)
+{
+    logrep_sim_partition(c->s, a, b, 0);
+    logrep_sim_partition(c->s, a, 3, 0);
+    run(c, 3000);
+    cr_assert_eq(view(c, a).log_end_offset, view(c, b).log_end_offset);
+    heal_and_free(c);
+}
+
 /* Issue 13 (I8 after an unclean election): a zombie leader, alone in its
  * ISR with min ISR 1 and cut from the controller, acknowledges acks=all
  * writes after the controller has elected the other replica uncleanly.
@@ -777,27 +816,9 @@ Test(sim_scenarios, S26_deleted_while_down_is_stray)
  * leader answered in, and the zombie must truncate when it rejoins. */
 Test(sim_scenarios, zombie_ack_after_unclean_election)
 {
-    logrep_sim_conf k = conf3(113);
-    k.brokers = 2;
-    k.min_isr = 1;
-    k.unclean = 1;
     sc c;
-    start(&c, k);
-    int32_t a = c.L, b = c.F1, ctl = k.brokers + 1;
-    produce_ok(&c, a, -1, 3);
-    logrep_sim_partition(c.s, a, b, 1);
-    produce_ok(&c, a, 1, 1); /* b falls behind */
-    run(&c, 3000);
-    logrep_sim_part v;
-    cr_assert_eq(logrep_sim_controller_view(c.s, 0, &v), LOGREP_OK);
-    cr_assert(v.n_isr == 1 && v.isr[0] == a, "the ISR shrank to the leader");
-    produce_ok(&c, a, -1, 1); /* committed on a alone */
-    logrep_sim_partition(c.s, a, ctl, 1);
-    cr_assert_eq(await_leader(&c, a, 8000), b, "b elected uncleanly");
-    cr_assert_lt(logrep_sim_true_hw(c.s, 0), 5, "the unclean election lost committed records");
-    int32_t e;
-    leader(&c, &e);
-    cr_assert_lt(view(&c, a).leader_epoch, e, "a is a zombie of an older epoch");
+    int32_t a, b;
+    zombie_after_unclean_election(&c, 113, &a, &b);
     int64_t base;
     logrep_err err = logrep_sim_produce(c.s, a, 0, -1, 1, 3000, &base);
     if (logrep_sim_failure(c.s))
@@ -805,9 +826,34 @@ Test(sim_scenarios, zombie_ack_after_unclean_election)
     cr_assert_null(logrep_sim_failure(c.s));
     cr_assert_eq(err, LOGREP_OK, "the zombie acknowledges: %s", logrep_err_name(err));
     cr_assert_geq(base, 5);
-    logrep_sim_partition(c.s, a, b, 0);
-    logrep_sim_partition(c.s, a, ctl, 0);
-    run(&c, 3000);
-    cr_assert_eq(view(&c, a).log_end_offset, view(&c, b).log_end_offset);
-    heal_and_free(&c);
+    zombie_rejoins(&c, a, b);
+}
+
+/* Soak seed 36333 (I9 after an unclean election): the zombie serves a
+ * consumer the records it committed alone, at offsets where the new leader
+ * has since committed other records (below the new true HW, not only above
+ * it). That read is the loss the unclean election sanctions, as for the
+ * zombie's acknowledgements; the new leader's records are read strictly. */
+Test(sim_scenarios, zombie_read_below_true_hw_after_unclean_election)
+{
+    sc c;
+    int32_t a, b;
+    zombie_after_unclean_election(&c, 136, &a, &b);
+    produce_ok(&c, b, -1, 4); /* b's own records at offsets 3..6 */
+    cr_assert_eq(logrep_sim_true_hw(c.s, 0), 7);
+    cr_assert_eq(view(&c, a).high_watermark, 5);
+    int32_t n = 0;
+    int64_t hw = -1;
+    logrep_err err = logrep_sim_fetch(c.s, a, 0, 3, NULL, 3000, &n, &hw);
+    if (logrep_sim_failure(c.s))
+        dump_fail(c.s, "zombie read");
+    cr_assert_null(logrep_sim_failure(c.s));
+    cr_assert_eq(err, LOGREP_OK, "the zombie serves: %s", logrep_err_name(err));
+    cr_assert_eq(n, 2, "the zombie's records at 3 and 4, which C no longer has");
+    cr_assert_eq(hw, 5);
+    err = logrep_sim_fetch(c.s, b, 0, 3, NULL, 3000, &n, &hw);
+    cr_assert_null(logrep_sim_failure(c.s));
+    cr_assert_eq(err, LOGREP_OK);
+    cr_assert_eq(n, 4);
+    zombie_rejoins(&c, a, b);
 }
