@@ -448,3 +448,34 @@ Test(group, stale_sync_append_does_not_hold_up_the_next_generation)
     cr_assert_eq(lr_gc_heartbeat(t.gc, "g", b_id, NULL, 2, t.now), 0);
     gt_stop(&t);
 }
+
+/* A member commits, then its session expires and the empty group, with
+ * no offsets yet, is deleted while the commit is in flight. The commit's
+ * records follow the tombstone in the log: once acknowledged, its offset
+ * is served (as a replay of the log would have it), never lost. */
+Test(group, commit_in_flight_survives_its_group_being_deleted)
+{
+    static const char *const conf[] = {"offsets.retention.check.interval.ms=100", NULL};
+    gt t;
+    gt_start(&t, conf);
+    char id[160];
+    form1(&t, id);
+    uint64_t c = commit(&t, "g", id, 1, "t", 0, 62, "m");
+    cr_assert_null(gt_find(&t, c));
+    size_t before = t.n_app;
+    gt_advance(&t, 15000, 100); /* the session (10 s) ends; the empty group goes */
+    cr_assert_gt(t.n_app, before, "the group's tombstone was written");
+    gt_commit_all(&t, 0);
+    const gt_ans *a = gt_find(&t, c);
+    cr_assert(a && a->n_parts == 1 && a->part_errors[0] == 0);
+    cr_assert_eq(fetch1(&t, "g", "t", 0, 0).off, 62);
+    /* And a replay of what was written agrees. */
+    lr_gc *c2 = lr_gc_new(t.conf, NULL, NULL, NULL, NULL);
+    cr_assert_eq(gt_replay(&t, c2, lr_gc_partition_for(c2, "g"), t.now), 0);
+    fetched f = {-2, -2, 0};
+    lr_gc_tp tp = {"t", 0};
+    cr_assert_eq(lr_gc_fetch(c2, "g", &tp, 1, 0, on_off, &f), 0);
+    cr_assert_eq(f.off, 62);
+    lr_gc_free(c2);
+    gt_stop(&t);
+}

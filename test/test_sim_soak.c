@@ -104,7 +104,10 @@ ParameterizedTest(int *chunk, sim, random_seeds)
  * zombie leader's read below the true HW after an unclean election. */
 Test(sim, soak_regressions)
 {
-    static const uint64_t seeds[] = {36333};
+    /* 36333: a zombie read after an unclean election; 1248: OffsetFetch v1
+     * with a group error; 5150: a stale assignment append; 12215: a commit
+     * in flight while its group is deleted. */
+    static const uint64_t seeds[] = {36333, 1248, 5150, 12215};
     int failed = 0;
     for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++)
         failed += run_seed(seeds[i], NULL, stderr, 120);

@@ -183,6 +183,12 @@ static void answer_parts(lr_gc *gc, int kind, uint64_t cookie, int err, const in
 void lr_gci_commit_done(lr_gc *gc, gc_append *a, int err)
 {
     gc_group *g = lr_gci_find(gc, a->group);
+    /* The group went away while its commit was in flight (its members
+     * expired, it was emptied and deleted): the records follow the
+     * tombstone in the log, so a replay has the group again with these
+     * offsets, and so does memory. */
+    if (!err && !g && a->n_offs && !(g = lr_gci_create(gc, a->group, a->p)))
+        err = LOGREP_ERR_COORDINATOR_NOT_AVAILABLE;
     for (size_t i = 0; !err && g && i < a->n_offs; i++) {
         gc_offset *o = &a->offs[i];
         o->seq = a->id;
