@@ -302,6 +302,12 @@ $(B)/bench/%: bench/%.c bench/bench.h $(STATIC_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) $< -o $@ $(STATIC_LIB) $(DEPS_LIBS) -lm -lpthread
 
+# bench_groups also links its cluster (bench/groups_cluster.c): a shared
+# source is not named bench_*.c, so it is no benchmark of its own.
+$(B)/bench/bench_groups: bench/bench_groups.c bench/groups_cluster.c bench/groups_cluster.h bench/bench.h $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) bench/bench_groups.c bench/groups_cluster.c -o $@ $(STATIC_LIB) $(DEPS_LIBS) -lm -lpthread
+
 bench: all $(BENCHES)
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 
