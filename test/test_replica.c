@@ -293,7 +293,7 @@ Test(replica, not_enough_replicas_before_and_after_append)
     lr_alter_req alt;
     cr_assert_eq(lr_partition_take_alter(d.p[A], &alt, d.now), 1);
     cr_assert_eq(alt.n_isr, 2, "C is dropped");
-    lr_partition_alter_done(d.p[A], LOGREP_OK, alt.partition_epoch + 1, alt.isr, alt.n_isr, d.now);
+    lr_partition_alter_done(d.p[A], alt.id, LOGREP_OK, alt.partition_epoch + 1, alt.isr, alt.n_isr, d.now);
     lr_produce_res done;
     cr_assert_eq(lr_partition_next_completion(d.p[A], &done), 1);
     cr_assert_eq(done.error, LOGREP_OK, "B and A hold it: ISR {A,B} >= 2");
@@ -339,7 +339,7 @@ Test(replica, isr_shrink_then_expand_needs_hw_and_leso)
     c.meta.isr[0] = A;
     c.meta.isr[1] = B;
     tell(&c, A);
-    lr_partition_alter_done(c.p[A], LOGREP_OK, c.meta.partition_epoch, alt.isr, alt.n_isr, c.now);
+    lr_partition_alter_done(c.p[A], alt.id, LOGREP_OK, c.meta.partition_epoch, alt.isr, alt.n_isr, c.now);
     cr_assert_eq(hw(&c, A), 5);
     /* C catches up and is proposed back. */
     replicate(&c, C);
@@ -374,7 +374,7 @@ Test(replica, lost_alter_answer_keeps_maximal_isr)
     c.meta.partition_epoch++;
     c.meta.n_isr = 3;
     c.meta.isr[2] = C;
-    lr_partition_alter_done(c.p[A], LOGREP_ERR__IO, 0, NULL, 0, c.now);
+    lr_partition_alter_done(c.p[A], alt.id, LOGREP_ERR__IO, 0, NULL, 0, c.now);
     cr_assert_eq(lr_partition_take_alter(c.p[A], &alt, c.now), 0, "held back by the retry delay");
     /* C falls behind, long enough that only ISR membership holds the HW. */
     int64_t c_leo = leo(&c, C);
@@ -390,7 +390,7 @@ Test(replica, lost_alter_answer_keeps_maximal_isr)
     cr_assert_eq(lr_partition_take_alter(c.p[A], &alt, c.now), 1);
     cr_assert_eq(alt.n_isr, 3);
     /* The controller moved on (the first try applied it): stale version. */
-    lr_partition_alter_done(c.p[A], LOGREP_ERR_INVALID_UPDATE_VERSION, 0, NULL, 0, c.now);
+    lr_partition_alter_done(c.p[A], alt.id, LOGREP_ERR_INVALID_UPDATE_VERSION, 0, NULL, 0, c.now);
     c.now += LR_ALTER_RETRY_MS;
     cr_assert_eq(lr_partition_take_alter(c.p[A], &alt, c.now), 0, "not retried: metadata settles it");
     replicate(&c, B);
@@ -415,7 +415,7 @@ Test(replica, refused_alter_drops_the_proposal)
     settle(&c);
     lr_alter_req alt;
     cr_assert_eq(lr_partition_take_alter(c.p[A], &alt, c.now), 1);
-    lr_partition_alter_done(c.p[A], LOGREP_ERR_INELIGIBLE_REPLICA, 0, NULL, 0, c.now);
+    lr_partition_alter_done(c.p[A], alt.id, LOGREP_ERR_INELIGIBLE_REPLICA, 0, NULL, 0, c.now);
     lr_part_status s;
     lr_partition_status(c.p[A], &s);
     cr_assert_eq(s.alter_in_flight, 0);
@@ -426,6 +426,52 @@ Test(replica, refused_alter_drops_the_proposal)
     replicate(&c, B);
     cr_assert_eq(hw(&c, A), leo(&c, A), "C does not hold the HW");
     cr_assert_lt(leo(&c, C), leo(&c, A));
+    teardown(&c);
+}
+
+/* Metadata commits a proposal before its answer comes, and the leader
+ * proposes the next member: the late answer to the first must not settle
+ * the second, whose member the controller may still add (seed 5029404). */
+Test(replica, stale_alter_answer_keeps_new_proposal)
+{
+    cluster c;
+    setup(&c, 3, 1);
+    elect(&c, A, (int[]){A, 0});
+    replicate(&c, B); /* B at the HW: proposed */
+    lr_alter_req first, second;
+    cr_assert_eq(lr_partition_take_alter(c.p[A], &first, c.now), 1);
+    cr_assert_eq(first.n_isr, 2);
+    /* The controller commits it; metadata overtakes the answer. */
+    c.meta.partition_epoch++;
+    c.meta.n_isr = 2;
+    c.meta.isr[1] = B;
+    tell(&c, A);
+    produce(&c, A, "v", 1);
+    replicate(&c, C); /* C reports LEO 0, at the HW 0: proposed */
+    cr_assert_eq(lr_partition_take_alter(c.p[A], &second, c.now), 1);
+    cr_assert_eq(second.n_isr, 3);
+    cr_assert_neq(second.id, first.id);
+    /* The first proposal's answer arrives late. */
+    lr_partition_alter_done(c.p[A], first.id, LOGREP_OK, c.meta.partition_epoch, first.isr,
+                            first.n_isr, c.now);
+    lr_part_status s;
+    lr_partition_status(c.p[A], &s);
+    cr_assert_eq(s.alter_in_flight, 1, "the answer was not for the proposal in flight");
+    cr_assert_eq(s.n_maximal_isr, 3);
+    c.now += LAG + 1; /* C counts only through the maximal ISR */
+    replicate(&c, B);
+    replicate(&c, B);
+    cr_assert_eq(leo(&c, B), 1);
+    cr_assert_eq(hw(&c, A), 0, "HW passed C (reported LEO 0), which the controller may add");
+    /* The controller commits the second: C is in the ISR at LEO 0. */
+    c.meta.partition_epoch++;
+    c.meta.n_isr = 3;
+    c.meta.isr[2] = C;
+    lr_partition_alter_done(c.p[A], second.id, LOGREP_OK, c.meta.partition_epoch, second.isr,
+                            second.n_isr, c.now);
+    cr_assert_eq(hw(&c, A), 0);
+    replicate(&c, C); /* reports LEO 1 */
+    cr_assert_eq(hw(&c, A), 1);
     teardown(&c);
 }
 
@@ -879,7 +925,7 @@ Test(replica, metadata_replay_keeps_an_inflight_expansion_in_the_maximal_isr)
     replicate(&c, B);
     cr_assert_eq(hw(&c, A), 5, "the proposal is still in flight");
     c.meta.partition_epoch++;
-    lr_partition_alter_done(c.p[A], LOGREP_OK, c.meta.partition_epoch, alt.isr, alt.n_isr, c.now);
+    lr_partition_alter_done(c.p[A], alt.id, LOGREP_OK, c.meta.partition_epoch, alt.isr, alt.n_isr, c.now);
     cr_assert_eq(hw(&c, A), 5);
     replicate(&c, C); /* gets y */
     replicate(&c, C); /* reports LEO 6 */

@@ -101,13 +101,16 @@ ParameterizedTest(int *chunk, sim, random_seeds)
 /* Seeds a soak found failing, replayed on every run (a seed's schedule
  * holds only on the commit it was found on; the scenarios in
  * test_sim_scenarios.c build each situation by construction). 36333: a
- * zombie leader's read below the true HW after an unclean election. */
+ * zombie leader's read below the true HW after an unclean election.
+ * 5029404: a late AlterPartition answer settling the next proposal
+ * (replica/stale_alter_answer_keeps_new_proposal). */
 Test(sim, soak_regressions)
 {
     /* 36333: a zombie read after an unclean election; 1248: OffsetFetch v1
      * with a group error; 5150: a stale assignment append; 12215: a commit
-     * in flight while its group is deleted. */
-    static const uint64_t seeds[] = {36333, 1248, 5150, 12215};
+     * in flight while its group is deleted; 5029404: a late AlterPartition
+     * answer settling a newer ISR proposal. */
+    static const uint64_t seeds[] = {36333, 1248, 5150, 12215, 5029404};
     int failed = 0;
     for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++)
         failed += run_seed(seeds[i], NULL, stderr, 120);

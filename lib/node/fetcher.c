@@ -23,6 +23,7 @@ typedef struct fetch_ctx {
 typedef struct alter_ctx {
     uint8_t topic_id[16];
     int32_t index;
+    uint64_t id; /* the proposal sent */
 } alter_ctx;
 
 static size_t fetch_ctx_size(int32_t cap)
@@ -141,7 +142,7 @@ static void alter_done(logrep_node *n, alter_ctx *ac, int64_t now_ms)
     logrep_struct *t = lr_f_count(rs, LR_FN_Topics) > 0 ? lr_f_elem(rs, LR_FN_Topics, 0) : NULL;
     logrep_struct *pe = t && lr_f_count(t, LR_FN_Partitions) > 0 ? lr_f_elem(t, LR_FN_Partitions, 0) : NULL;
     if (!pe) {
-        lr_partition_alter_done(p->rep, err ? err : LOGREP_ERR__CORRUPT, 0, NULL, 0, now_ms);
+        lr_partition_alter_done(p->rep, ac->id, err ? err : LOGREP_ERR__CORRUPT, 0, NULL, 0, now_ms);
         return;
     }
     if (!err)
@@ -153,7 +154,7 @@ static void alter_done(logrep_node *n, alter_ctx *ac, int64_t now_ms)
         n_isr = 0;
     for (int32_t i = 0; i < n_isr; i++)
         isr[i] = (int32_t)logrep_struct_elem_int(pe, fi, i);
-    lr_partition_alter_done(p->rep, err, (int32_t)lr_f_int(pe, LR_FN_PartitionEpoch), isr, n_isr, now_ms);
+    lr_partition_alter_done(p->rep, ac->id, err, (int32_t)lr_f_int(pe, LR_FN_PartitionEpoch), isr, n_isr, now_ms);
     lr_node_part_changed(n, p); /* an ISR change can move the HW */
 }
 
@@ -170,7 +171,7 @@ static void alter_ops_failed(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t n
     alter_ctx *ac = o->ctx;
     lr_npart *np = lr_node_part_by_id(n, ac->topic_id, ac->index);
     if (np)
-        lr_partition_alter_done(np->rep, LOGREP_ERR__IO, 0, NULL, 0, now_ms);
+        lr_partition_alter_done(np->rep, ac->id, LOGREP_ERR__IO, 0, NULL, 0, now_ms);
     lr_free(&n->alloc, ac, sizeof *ac);
 }
 
@@ -262,11 +263,12 @@ static void send_alters(logrep_node *n, int64_t now_ms)
         logrep_struct *r = ac ? lr_peer_start(n, LOGREP_API_ALTER_PARTITION, 3) : NULL;
         if (!r) {
             lr_free(&n->alloc, ac, sizeof *ac);
-            lr_partition_alter_done(n->parts.v[i].rep, LOGREP_ERR__NOMEM, 0, NULL, 0, now_ms);
+            lr_partition_alter_done(n->parts.v[i].rep, a.id, LOGREP_ERR__NOMEM, 0, NULL, 0, now_ms);
             continue;
         }
         memcpy(ac->topic_id, n->parts.v[i].topic_id, 16);
         ac->index = n->parts.v[i].index;
+        ac->id = a.id;
         lr_f_set_int(r, LR_FN_BrokerId, n->id);
         lr_f_set_int(r, LR_FN_BrokerEpoch, n->life.broker_epoch);
         lr_f_set_count(r, LR_FN_Topics, 1);
@@ -286,7 +288,7 @@ static void send_alters(logrep_node *n, int64_t now_ms)
         }
         if (lr_peer_send(n, c, &alter_ops, ac, now_ms) != 0) {
             lr_free(&n->alloc, ac, sizeof *ac);
-            lr_partition_alter_done(n->parts.v[i].rep, LOGREP_ERR__IO, 0, NULL, 0, now_ms);
+            lr_partition_alter_done(n->parts.v[i].rep, a.id, LOGREP_ERR__IO, 0, NULL, 0, now_ms);
         }
     }
 }

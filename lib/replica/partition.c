@@ -52,6 +52,7 @@ struct lr_partition {
     int alter_in_flight;       /* taken, outcome not known yet */
     int64_t alter_after;       /* a retried proposal is not taken before */
     lr_alter_req alter;
+    uint64_t alter_seq;        /* ids given to proposals */
     int64_t isr_shrinks, isr_expands;
 
     /* acks=all produces waiting for the HW, and finished ones. */
@@ -201,6 +202,7 @@ static void propose_isr(lr_partition *p, const int32_t *isr, int32_t n)
     p->alter.leader_epoch = p->leader_epoch;
     p->alter.partition_epoch = p->partition_epoch;
     p->alter.n_isr = n;
+    p->alter.id = ++p->alter_seq;
     for (int32_t i = 0; i < n; i++) {
         p->alter.isr[i] = isr[i];
         follower *f = find_follower(p, isr[i]);
@@ -856,10 +858,14 @@ int lr_partition_take_alter(lr_partition *p, lr_alter_req *out, int64_t now_ms)
     return 1;
 }
 
-void lr_partition_alter_done(lr_partition *p, logrep_err error, int32_t partition_epoch,
+void lr_partition_alter_done(lr_partition *p, uint64_t id, logrep_err error, int32_t partition_epoch,
                              const int32_t *isr, int32_t n_isr, int64_t now_ms)
 {
-    if (!p->alter_in_flight)
+    /* Metadata can supersede a proposal before its answer comes, and a
+     * new one be sent meanwhile: the old answer must not settle the new
+     * one, or its additions stop counting while the controller may still
+     * commit them (the HW would pass a replica it puts in the ISR). */
+    if (!p->alter_in_flight || id != p->alter.id)
         return; /* duplicate or stale answer */
     if (p->role != LR_ROLE_LEADER) {
         p->alter_in_flight = 0;

@@ -114,6 +114,7 @@ typedef struct lr_alter_req {
     int32_t n_isr;
     int32_t isr[LR_MAX_REPLICAS];
     int64_t broker_epochs[LR_MAX_REPLICAS]; /* of the ISR members, -1 unknown */
+    uint64_t id; /* names the proposal, so that its answer is told from an older one's */
 } lr_alter_req;
 
 /* Observable state, for metrics and describe. */
@@ -231,8 +232,10 @@ int lr_partition_take_alter(lr_partition *p, lr_alter_req *out, int64_t now_ms);
 /* Delay before a proposal whose outcome is unknown is sent again. */
 #define LR_ALTER_RETRY_MS 100
 
-/* The controller's answer to the taken proposal (docs/controller.md,
- * "The leader's side"). On success: the new committed ISR and partition epoch.
+/* The controller's answer to the taken proposal `id` (docs/controller.md,
+ * "The leader's side"); an answer to another proposal (one metadata
+ * superseded before its answer came) is ignored. On success: the new
+ * committed ISR and partition epoch.
  * INELIGIBLE_REPLICA and OPERATION_NOT_ATTEMPTED drop the proposal (known
  * not applied). Errors meaning this leader is stale (FENCED_LEADER_EPOCH,
  * INVALID_UPDATE_VERSION, NEW_LEADER_ELECTED, unknown topic) keep it in
@@ -241,7 +244,7 @@ int lr_partition_take_alter(lr_partition *p, lr_alter_req *out, int64_t now_ms);
  * unknown) queues it again after LR_ALTER_RETRY_MS. While kept, the
  * proposal's additions count in the maximal ISR, so the HW never passes a
  * replica the controller may already hold in the ISR. */
-void lr_partition_alter_done(lr_partition *p, logrep_err error, int32_t partition_epoch,
+void lr_partition_alter_done(lr_partition *p, uint64_t id, logrep_err error, int32_t partition_epoch,
                              const int32_t *isr, int32_t n_isr, int64_t now_ms);
 
 /* Next completed parked produce: returns 1 and fills out, else 0. */
