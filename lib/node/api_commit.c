@@ -19,6 +19,17 @@ static int16_t part_error(logrep_node *n, const char *topic, int32_t partition)
     return 0;
 }
 
+/* Partitions of the request's nt Topics. */
+static size_t count_parts(const logrep_struct *rq, int32_t nt)
+{
+    size_t total = 0;
+    for (int32_t i = 0; i < nt; i++) {
+        int32_t np = lr_f_count(lr_f_elem(rq, LR_FN_Topics, i), LR_FN_Partitions);
+        total += np > 0 ? (size_t)np : 0;
+    }
+    return total;
+}
+
 /* The answer of OffsetCommit or OffsetDelete: the request's topics and
  * partitions in order, with the error each got (g->errs). */
 static void commit_respond(logrep_node *n, lr_gpark *g, logrep_struct *rq)
@@ -91,11 +102,7 @@ int lr_api_offset_commit(logrep_node *n, const lr_req *r)
     q.generation = version >= 1 ? (int32_t)lr_f_int(rq, LR_FN_GenerationIdOrMemberEpoch) : -1;
     q.retention_ms = version >= 2 && version <= 4 ? lr_f_int(rq, LR_FN_RetentionTimeMs) : -1;
     int32_t nt = lr_f_count(rq, LR_FN_Topics);
-    size_t total = 0;
-    for (int32_t i = 0; i < nt; i++) {
-        int32_t np = lr_f_count(lr_f_elem(rq, LR_FN_Topics, i), LR_FN_Partitions);
-        total += np > 0 ? (size_t)np : 0;
-    }
+    size_t total = count_parts(rq, nt);
     lr_gc_commit_part *ps = lr_garena_alloc(n, (total ? total : 1) * sizeof *ps);
     lr_gpark *g = ps && !nomem ? lr_gpark_new(n, r, commit_answer, 1, total, 1) : NULL;
     if (!g)
@@ -144,11 +151,7 @@ int lr_api_offset_delete(logrep_node *n, const lr_req *r)
     int nomem = 0;
     const char *group = lr_gstr(n, rq, LR_FN_GroupId, &nomem);
     int32_t nt = lr_f_count(rq, LR_FN_Topics);
-    size_t total = 0;
-    for (int32_t i = 0; i < nt; i++) {
-        int32_t np = lr_f_count(lr_f_elem(rq, LR_FN_Topics, i), LR_FN_Partitions);
-        total += np > 0 ? (size_t)np : 0;
-    }
+    size_t total = count_parts(rq, nt);
     lr_gc_tp *tps = lr_garena_alloc(n, (total ? total : 1) * sizeof *tps);
     lr_gpark *g = tps && !nomem ? lr_gpark_new(n, r, commit_answer, 1, total, 1) : NULL;
     if (!g)
