@@ -44,6 +44,9 @@ typedef struct logrep_group_offset {
  *  (logrep_node_poll) carrying `token`, once the records are committed in
  *  the offsets partition (or failed): an acknowledged commit is never
  *  lost by a coordinator failover.
+ *  The event's error is the group's (NOT_COORDINATOR on a node that does
+ *  not coordinate it, UNKNOWN_MEMBER_ID, COORDINATOR_NOT_AVAILABLE when
+ *  the append failed ...), its errors[] each partition's.
  *  @return LOGREP_OK (an event will follow); without an event:
  *  LOGREP_ERR__INVALID_ARG (NULL group or offsets with count > 0, a NULL
  *  topic), LOGREP_ERR__NOMEM, LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION (a
