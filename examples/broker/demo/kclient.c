@@ -132,7 +132,8 @@ int kc_flush(kc_load *L, int timeout_ms)
 }
 
 /* The legacy per-partition consumer: no group.id, so no group
- * coordinator is involved (consumer groups come later). */
+ * coordinator is involved: the demo reads every partition itself and
+ * checks each acknowledged record, whoever leads. */
 int kc_consumer_start(kc_load *L, char *err, size_t errsz)
 {
     rd_kafka_conf_t *c = rd_kafka_conf_new();
