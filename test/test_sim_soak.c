@@ -109,8 +109,9 @@ Test(sim, soak_regressions)
     /* 36333: a zombie read after an unclean election; 1248: OffsetFetch v1
      * with a group error; 5150: a stale assignment append; 12215: a commit
      * in flight while its group is deleted; 5029404: a late AlterPartition
-     * answer settling a newer ISR proposal. */
-    static const uint64_t seeds[] = {36333, 1248, 5150, 12215, 5029404};
+     * answer settling a newer ISR proposal; 142365: a group deleted and
+     * re-created within one step of its node. */
+    static const uint64_t seeds[] = {36333, 1248, 5150, 12215, 5029404, 142365};
     int failed = 0;
     for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++)
         failed += run_seed(seeds[i], NULL, stderr, 120);

@@ -173,12 +173,16 @@ void lr_sim_gck_unclean(logrep_sim *s)
 
 static void note_state(void *ctx, const lr_gc_group_info *gi)
 {
-    *(int *)ctx = gi->state;
+    ((int *)ctx)[0] = gi->state;
+    ((int *)ctx)[1] = gi->generation;
 }
 
 /* A group that became Empty (or was deleted: Kafka deletes an Empty group
  * without offsets at its retention check, and a new one starts its
- * generations again) ends the generations G3 compares. */
+ * generations again) ends the generations G3 compares. A group at
+ * generation 0 is a new one: its node may have deleted the old one and
+ * taken a join for the new one in one step (a paused node resuming with
+ * the sessions expired and a JoinGroup queued), between two samples. */
 static void sample_groups(logrep_sim *s)
 {
     struct lr_sim_gck *k = s->gck;
@@ -190,14 +194,15 @@ static void sample_groups(logrep_sim *s)
             continue;
         const lr_md_partition *mp = lr_sim_ctl_part_of(s, LR_SIM_OFFSETS_TOPIC, opart_of(g));
         logrep_node *n = mp && mp->leader >= 1 && mp->leader <= s->nb ? s->node[mp->leader] : NULL;
-        int state = -1;
+        int seen[2] = {-1, -1};
         char id[16];
         snprintf(id, sizeof id, "g%d", g);
-        if (!n || !n->groups.gc || lr_gc_describe(n->groups.gc, id, note_state, &state) != 0)
+        if (!n || !n->groups.gc || lr_gc_describe(n->groups.gc, id, note_state, seen) != 0)
             continue;
-        if (state == LR_GC_EMPTY || state == LR_GC_DEAD) {
-            lr_sim_trace(s, "checker: g%d is %s on its coordinator %d: its generations start over",
-                         g, lr_gc_state_name(state), mp->leader);
+        int state = seen[0];
+        if (state == LR_GC_EMPTY || state == LR_GC_DEAD || seen[1] == 0) {
+            lr_sim_trace(s, "checker: g%d is %s at generation %d on its coordinator %d: its generations start over",
+                         g, lr_gc_state_name(state), seen[1], mp->leader);
             k->g[g].ngens = 0;
         }
     }
