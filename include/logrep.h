@@ -251,19 +251,31 @@ typedef struct logrep_allocator {
 
 /** Log levels, syslog-like. */
 enum {
-    LOGREP_LOG_ERROR = 3,
-    LOGREP_LOG_WARN = 4,
-    LOGREP_LOG_INFO = 6,
-    LOGREP_LOG_DEBUG = 7,
-    LOGREP_LOG_TRACE = 8
+    LOGREP_LEVEL_ERROR = 3,
+    LOGREP_LEVEL_WARN = 4,
+    LOGREP_LEVEL_INFO = 6,
+    LOGREP_LEVEL_DEBUG = 7,
+    LOGREP_LEVEL_TRACE = 8
 };
 
 /** Log hook. `msg` holds `len` bytes (NUL-terminated too) and is valid
  *  only during the call. `subsys` is a short static name ("codec", "log",
  *  "replica", ...). Called synchronously, on the thread calling into the
  *  handle that logs; it must not call back into that handle. */
-typedef void (*logrep_log_fn)(void *ctx, int level, const char *subsys,
+typedef void (*logrep_logger_fn)(void *ctx, int level, const char *subsys,
                               const char *msg, size_t len);
+
+/** One piece of bytes to send: a frame is a list of them (encoded
+ *  messages, the node's transport). Memory segments have data != NULL and
+ *  file == -1; file segments have data == NULL and name `len` bytes at
+ *  `pos` of the host's file `file` (a storage file_fd value, or the value
+ *  given to logrep_struct_set_records_file). */
+typedef struct logrep_seg {
+    const uint8_t *data;
+    uint64_t len;
+    int64_t file;
+    int64_t pos;
+} logrep_seg;
 
 /* ------------------------------------------------------------------------
  * Configuration
@@ -321,7 +333,7 @@ LOGREP_API logrep_err logrep_conf_set_allocator(logrep_conf *conf,
 
 /** Log hook and maximum level for handles created from this conf; NULL fn
  *  disables logging. `ctx` must outlive those handles. */
-LOGREP_API void logrep_conf_set_log(logrep_conf *conf, logrep_log_fn fn,
+LOGREP_API void logrep_conf_set_logger(logrep_conf *conf, logrep_logger_fn fn,
                                     void *ctx, int max_level);
 
 /* ------------------------------------------------------------------------

@@ -54,8 +54,8 @@ static inline void sn_log(void *ctx, int level, const char *subsys, const char *
         fprintf(stderr, "[node %d %d %s] %.*s\n", r->F, level, subsys, (int)len, msg);
     char line[256];
     snprintf(line, sizeof line, "%.*s", (int)len, msg);
-    r->warned += level == LOGREP_LOG_WARN && strstr(line, logrep_err_name(r->f->err));
-    if (level != LOGREP_LOG_ERROR)
+    r->warned += level == LOGREP_LEVEL_WARN && strstr(line, logrep_err_name(r->f->err));
+    if (level != LOGREP_LEVEL_ERROR)
         return;
     r->logged++;
     snprintf(r->last, sizeof r->last, "%s", line);

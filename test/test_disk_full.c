@@ -26,7 +26,7 @@ static void count_log(void *ctx, int level, const char *subsys, const char *msg,
     (void)subsys;
     char line[512];
     snprintf(line, sizeof line, "%.*s", (int)len, msg);
-    if (level == LOGREP_LOG_ERROR && strstr(line, "append of")) {
+    if (level == LOGREP_LEVEL_ERROR && strstr(line, "append of")) {
         lc->errors++;
         snprintf(lc->last, sizeof lc->last, "%s", line);
     }

@@ -142,7 +142,7 @@ static void count_errors(void *ctx, int level, const char *subsys, const char *m
 {
     errlines *e = ctx;
     (void)subsys;
-    if (level == LOGREP_LOG_ERROR) {
+    if (level == LOGREP_LEVEL_ERROR) {
         e->n++;
         snprintf(e->last, sizeof e->last, "%.*s", (int)len, msg);
     }
@@ -162,7 +162,7 @@ static void fl_open(faulty_log *fl, uint32_t ops)
     memset(fl, 0, sizeof *fl);
     cr_assert_eq(logrep_storage_crash_new(NULL, 512, &fl->st), 0);
     fl->conf = logrep_conf_new();
-    logrep_conf_set_log(fl->conf, count_errors, &fl->e, LOGREP_LOG_INFO);
+    logrep_conf_set_logger(fl->conf, count_errors, &fl->e, LOGREP_LEVEL_INFO);
     cr_assert_eq(logrep_conf_set(fl->conf, "log.flush.offset.checkpoint.interval.ms", "100", NULL, 0),
                  0);
     cr_assert_eq(logrep_log_open(fl->conf, fl->st, "f-0", 0, &fl->log), 0);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "logrep/sim.h"
+#include "sim_testutil.h"
 
 #define MAX_ARGS 12
 #define MAX_SYMS 16
@@ -161,7 +162,7 @@ static void cmd_new(script *sc, const arg *a, int n)
     logrep_err e = logrep_sim_new(&k, &sc->s);
     if (e) {
         if (sc->s)
-            logrep_sim_trace_dump(sc->s, stderr, 100);
+            sim_dump(sc->s, stderr, 100);
         fail_at(sc, "new: %s", logrep_err_name(e));
     }
     logrep_sim_part v;
@@ -465,7 +466,7 @@ static void run_file(const char *name)
         }
     }
     if (mismatch && sc.s)
-        logrep_sim_trace_dump(sc.s, stderr, 120);
+        sim_dump(sc.s, stderr, 120);
     if (rewrite && !mismatch) {
         FILE *f = fopen(path, "wb");
         cr_assert_not_null(f);

@@ -8,11 +8,12 @@
 #include <string.h>
 
 #include "logrep/sim.h"
+#include "sim_testutil.h"
 
 static void dump_fail(logrep_sim *s, const char *what)
 {
     fprintf(stderr, "%s: %s\n", what, logrep_sim_failure(s) ? logrep_sim_failure(s) : "(no violation)");
-    logrep_sim_trace_dump(s, stderr, 200);
+    sim_dump(s, stderr, 200);
 }
 
 static void run(logrep_sim *s, int64_t ms)
@@ -156,8 +157,10 @@ Test(sim_groups, coordinator_crash_after_commit)
             coord = v.coordinator;
     }
     cr_assert_geq(coord, 1);
-    logrep_sim_note(s, "test: coordinator %d loses power after acknowledging commits %lld, %lld", coord,
-                    (long long)acked[0], (long long)acked[1]);
+    char note[160];
+    snprintf(note, sizeof note, "test: coordinator %d loses power after acknowledging commits %lld, %lld",
+             coord, (long long)acked[0], (long long)acked[1]);
+    logrep_sim_note(s, note);
     cr_assert_eq(logrep_sim_kill(s, coord, LOGREP_SIM_CRASH_POWER_DROP), LOGREP_OK);
     /* A new member makes everyone rejoin and fetch the offsets. */
     m[2] = logrep_sim_group_member(s, 0, 20);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "logrep/sim.h"
+#include "sim_testutil.h"
 
 typedef struct sc {
     logrep_sim *s;
@@ -19,7 +20,7 @@ typedef struct sc {
 static void dump_fail(logrep_sim *s, const char *what)
 {
     fprintf(stderr, "%s: %s\n", what, logrep_sim_failure(s) ? logrep_sim_failure(s) : "(no violation)");
-    logrep_sim_trace_dump(s, stderr, 150);
+    sim_dump(s, stderr, 150);
 }
 
 static void run(sc *c, int64_t ms)

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "logrep/sim.h"
+#include "sim_testutil.h"
 
 /* Virtual time of one random run, before the heal phase. */
 #define RUN_MS 5000
@@ -33,7 +34,7 @@ static int run_seed(uint64_t seed, const char *bug, FILE *f, int tail)
                 s && logrep_sim_failure(s) ? logrep_sim_failure(s) : logrep_err_name(e));
         if (tail > 0 && s) {
             fprintf(f, "---- last %d trace lines of seed %llu ----\n", tail, (unsigned long long)seed);
-            logrep_sim_trace_dump(s, f, tail);
+            sim_dump(s, f, tail);
         }
         fprintf(f, "reproduce: LOGREP_SIM_SEED=%llu%s%s make soak\n", (unsigned long long)seed,
                 bug ? " LOGREP_SIM_BUG=" : "", bug ? bug : "");

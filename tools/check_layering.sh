@@ -2,8 +2,8 @@
 # Internal includes must point down the layers (or stay in the same layer).
 # Ranks: a file may include "dir/x.h" only when rank(dir) < rank(its dir),
 # or dir is its own directory.  A public header logrep/x.h belongs to the
-# layer that implements it (logrep/log.h to log/, logrep/node.h and
-# logrep/groups.h to node/),
+# layer that implements it (logrep/log.h to log/, logrep/partition.h to
+# replica/, logrep/node.h and logrep/groups.h to node/),
 # so it is ranked like "x/", in quotes or angle brackets; logrep.h itself is
 # the base API.  Files in lib/ and the public headers are checked.
 rank() {
@@ -17,13 +17,14 @@ rank() {
 includes() {
     sed -n -e 's/^#[ \t]*include[ \t]*["<]logrep\/\([a-z_]*\)\.h[">].*/\1/p' \
            -e 's/^#[ \t]*include[ \t]*"\([a-z_]*\)\/[^"]*".*/\1/p' "$1" |
-        grep -v '^logrep$' | sed 's/^groups$/node/'
+        grep -v '^logrep$' | sed -e 's/^groups$/node/' -e 's/^partition$/replica/'
 }
 status=0
 for f in lib/*/*.c lib/*/*.h include/logrep/*.h; do
     [ -f "$f" ] || continue
     case "$f" in
         include/logrep/groups.h) dir=node ;; # implemented by lib/node
+        include/logrep/partition.h) dir=replica ;; # implemented by lib/replica
         include/logrep/*) dir=$(basename "$f" .h) ;;
         *) dir=$(basename "$(dirname "$f")") ;;
     esac

@@ -3,7 +3,8 @@
 # As root: apt-get update + apt-get install. Otherwise: prints the apt line.
 set -e
 PKGS="pkg-config libzstd-dev liblz4-dev libxxhash-dev libisal-dev zlib1g-dev \
-libsnappy-dev libcriterion-dev librdkafka-dev kcat clang libclang-rt-14-dev"
+libsnappy-dev libcriterion-dev librdkafka-dev kcat clang libclang-rt-14-dev \
+python3 python3-cffi python3-pycparser python3-pytest abigail-tools"
 
 missing=""
 for p in $PKGS; do

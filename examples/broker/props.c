@@ -309,7 +309,7 @@ int broker_conf_load(broker_conf *bc, const char *path, char **overrides, int n_
     bc->max_connections = 1000;
     bc->idle_ms = 600000;
     bc->shutdown_timeout_ms = 30000;
-    bc->log_level = LOGREP_LOG_INFO;
+    bc->log_level = LOGREP_LEVEL_INFO;
     bc->sendfile = 0;
     bc->cache_window = 64 << 20;
     int64_t x;
@@ -337,15 +337,15 @@ int broker_conf_load(broker_conf *bc, const char *path, char **overrides, int n_
     if (L->host_set[H_LOGLEVEL]) {
         const char *v = L->host_vals[H_LOGLEVEL];
         if (!strcmp(v, "error"))
-            bc->log_level = LOGREP_LOG_ERROR;
+            bc->log_level = LOGREP_LEVEL_ERROR;
         else if (!strcmp(v, "warn"))
-            bc->log_level = LOGREP_LOG_WARN;
+            bc->log_level = LOGREP_LEVEL_WARN;
         else if (!strcmp(v, "info"))
-            bc->log_level = LOGREP_LOG_INFO;
+            bc->log_level = LOGREP_LEVEL_INFO;
         else if (!strcmp(v, "debug"))
-            bc->log_level = LOGREP_LOG_DEBUG;
+            bc->log_level = LOGREP_LEVEL_DEBUG;
         else if (!strcmp(v, "trace"))
-            bc->log_level = LOGREP_LOG_TRACE;
+            bc->log_level = LOGREP_LEVEL_TRACE;
         else {
             fprintf(stderr, "logrep-broker: error: logrep.log.level must be "
                             "error|warn|info|debug|trace\n");

@@ -129,9 +129,9 @@ int64_t broker_mono_us(void)
 static void log_cb(void *ctx, int level, const char *subsys, const char *msg, size_t len)
 {
     (void)ctx;
-    const char *lv = level <= LOGREP_LOG_ERROR ? "ERROR"
-                     : level <= LOGREP_LOG_WARN ? "WARN"
-                     : level <= LOGREP_LOG_INFO ? "INFO"
+    const char *lv = level <= LOGREP_LEVEL_ERROR ? "ERROR"
+                     : level <= LOGREP_LEVEL_WARN ? "WARN"
+                     : level <= LOGREP_LEVEL_INFO ? "INFO"
                                                 : "DEBUG";
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -513,7 +513,7 @@ static logrep_err t_connect(void *ctx, int32_t node_id, const char *host, int32_
         close(fd);
         return LOGREP_ERR__IO;
     }
-    logf_(LOGREP_LOG_DEBUG, "connecting to node %d at %s:%d", node_id, host, port);
+    logf_(LOGREP_LEVEL_DEBUG, "connecting to node %d at %s:%d", node_id, host, port);
     *out = c->id;
     return LOGREP_OK;
 }
@@ -549,7 +549,7 @@ static void on_frames(conn *c)
             break;
         }
         if (e != LOGREP_OK) {
-            logf_(LOGREP_LOG_WARN, "closing connection %llu: %s frame",
+            logf_(LOGREP_LEVEL_WARN, "closing connection %llu: %s frame",
                   (unsigned long long)c->id,
                   e == LOGREP_ERR__LIMIT ? "oversized (socket.request.max.bytes)" : "malformed");
             S.m.bad_frames++;
@@ -697,7 +697,7 @@ static void accept_pause(void)
 {
     S.m.accept_paused++;
     if (!S.accept_episode)
-        logf_(LOGREP_LOG_WARN, "accept: %s; pausing accepts (%d ms back-off) until descriptors free",
+        logf_(LOGREP_LEVEL_WARN, "accept: %s; pausing accepts (%d ms back-off) until descriptors free",
               strerror(errno), ACCEPT_BACKOFF_MS);
     S.accept_episode = 1;
     if (!S.accept_resume_ms)
@@ -729,7 +729,7 @@ static void on_accept(int lfd, int kind, int listener)
         }
         if (S.accept_episode) {
             S.accept_episode = 0;
-            logf_(LOGREP_LOG_INFO, "accept: accepting again");
+            logf_(LOGREP_LEVEL_INFO, "accept: accepting again");
         }
         if (kind == K_CLIENT && S.n_clients >= S.bc->max_connections) {
             S.m.connections_rejected++;
@@ -807,7 +807,7 @@ static void expire_idle(void)
             continue;
         int64_t limit = c->kind == K_METRICS ? 10000 : S.bc->idle_ms;
         if (c->kind != K_PEER && S.now - c->last_active > limit) {
-            logf_(LOGREP_LOG_DEBUG, "closing idle connection %llu", (unsigned long long)c->id);
+            logf_(LOGREP_LEVEL_DEBUG, "closing idle connection %llu", (unsigned long long)c->id);
             S.m.connections_idle_closed++;
             conn_kill(c, 1);
         }
@@ -877,7 +877,7 @@ int broker_run(broker_conf *bc)
         fprintf(stderr, "logrep-broker: log.dirs %s: %s\n", bc->log_dir, strerror(errno));
         return 1;
     }
-    logrep_conf_set_log(bc->conf, log_cb, NULL, bc->log_level);
+    logrep_conf_set_logger(bc->conf, log_cb, NULL, bc->log_level);
     if (broker_storage_new(bc->conf, (uint64_t)bc->cache_window, &S.st) != LOGREP_OK) {
         fprintf(stderr, "logrep-broker: out of memory\n");
         return 1;
@@ -893,7 +893,7 @@ int broker_run(broker_conf *bc)
     }
     char roles[64] = "";
     logrep_conf_get(bc->conf, "process.roles", roles, sizeof roles, NULL);
-    logf_(LOGREP_LOG_INFO, "node %d (%s) started, pid %d", bc->node_id, roles, (int)getpid());
+    logf_(LOGREP_LEVEL_INFO, "node %d (%s) started, pid %d", bc->node_id, roles, (int)getpid());
 
     int64_t next_tick = now_ms();
     int64_t next_idle = now_ms() + 1000;
@@ -920,7 +920,7 @@ int broker_run(broker_conf *bc)
                 struct signalfd_siginfo si;
                 while (read(S.sfd, &si, sizeof si) == (ssize_t)sizeof si) {
                     if (!stopping) {
-                        logf_(LOGREP_LOG_INFO, "signal %u: controlled shutdown", si.ssi_signo);
+                        logf_(LOGREP_LEVEL_INFO, "signal %u: controlled shutdown", si.ssi_signo);
                         stopping = 1;
                         stop_deadline = now_ms() + bc->shutdown_timeout_ms;
                         logrep_node_shutdown(S.node, now_ms());
@@ -973,7 +973,7 @@ int broker_run(broker_conf *bc)
             next_tick = t;
         if (stopping && (logrep_node_shutdown_done(S.node) || t >= stop_deadline)) {
             if (!logrep_node_shutdown_done(S.node))
-                logf_(LOGREP_LOG_WARN, "controlled shutdown timed out");
+                logf_(LOGREP_LEVEL_WARN, "controlled shutdown timed out");
             break;
         }
     }
@@ -991,6 +991,6 @@ int broker_run(broker_conf *bc)
     close(S.sfd);
     metrics_free(&S.m);
     free(S.stage);
-    logf_(LOGREP_LOG_INFO, "stopped");
+    logf_(LOGREP_LEVEL_INFO, "stopped");
     return 0;
 }

@@ -20,8 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "logrep.h"
-#include "logrep/node.h"
+#include <logrep.h>
+#include <logrep/node.h>
 
 #ifdef __cplusplus
 extern "C" {

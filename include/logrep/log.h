@@ -78,7 +78,7 @@ LOGREP_API logrep_err logrep_log_open(const logrep_conf *conf, const logrep_stor
 /** Flushes, writes the final time-index entries, the checkpoints and a
  *  producer-state snapshot, closes the files and frees the log. The log is
  *  freed even when an error is returned (the first error met, also logged
- *  at LOGREP_LOG_ERROR); the data is then as after a crash. NULL is a
+ *  at LOGREP_LEVEL_ERROR); the data is then as after a crash. NULL is a
  *  no-op returning LOGREP_OK. */
 LOGREP_API logrep_err logrep_log_close(logrep_log *log);
 

@@ -31,9 +31,8 @@
 #ifndef LOGREP_NODE_H
 #define LOGREP_NODE_H
 
-#include "logrep.h"
-#include "logrep/proto.h"
-#include "logrep/storage.h"
+#include <logrep.h>
+#include <logrep/storage.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -245,7 +244,7 @@ LOGREP_API size_t logrep_node_describe(const logrep_node *node, const char *topi
 
 /** This node's id and whether it is (still) the controller. A controller
  *  whose metadata-log write or flush failed stops at once (logged at
- *  LOGREP_LOG_ERROR): from then on it answers controller requests and
+ *  LOGREP_LEVEL_ERROR): from then on it answers controller requests and
  *  metadata fetches with NOT_CONTROLLER and is_controller returns 0. Nothing
  *  written after the failure is answered; the host recovers by freeing the
  *  node and creating it again, which replays the durable metadata log. */

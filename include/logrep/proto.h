@@ -29,7 +29,7 @@
 #ifndef LOGREP_PROTO_H
 #define LOGREP_PROTO_H
 
-#include "logrep.h"
+#include <logrep.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -148,17 +148,6 @@ typedef struct logrep_msg logrep_msg;
 /** A struct inside a message (header, body, array element, struct field).
  *  Valid until the next decode, init or free of its message. */
 typedef struct logrep_struct logrep_struct;
-
-/** One piece of an encoded frame. Memory segments have data != NULL and
- *  file == -1; file segments have data == NULL and name `len` bytes at
- *  `pos` of the host's file `file` (the value given to
- *  logrep_struct_set_records_file, e.g. a descriptor). */
-typedef struct logrep_seg {
-    const uint8_t *data;
-    uint64_t len;
-    int64_t file;
-    int64_t pos;
-} logrep_seg;
 
 /** New empty message. conf may be NULL; its allocator and
  *  socket.request.max.bytes are copied.

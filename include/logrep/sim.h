@@ -20,10 +20,10 @@
 #define LOGREP_SIM_H
 
 #include <stdint.h>
-#include <stdio.h>
+#include <stddef.h>
 
-#include "logrep.h"
-#include "logrep/storage.h"
+#include <logrep.h>
+#include <logrep/storage.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -63,15 +63,18 @@ LOGREP_API logrep_err logrep_sim_run(logrep_sim *sim, int64_t ms);
 /** The first violation ("I8: ..."), or NULL. */
 LOGREP_API const char *logrep_sim_failure(const logrep_sim *sim);
 
-/** Writes the last `lines` trace lines (0: all kept) to f. */
-LOGREP_API void logrep_sim_trace_dump(const logrep_sim *sim, FILE *f, int lines);
+/** Receives one trace line: `len` bytes, NUL-terminated too, valid only
+ *  during the call. */
+typedef void (*logrep_sim_line_fn)(void *ctx, const char *line, size_t len);
 
-/** Adds a free-form line to the trace. */
-LOGREP_API void logrep_sim_note(logrep_sim *sim, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+/** Hands the last `lines` trace lines (0: all kept) to fn, oldest first,
+ *  synchronously. */
+LOGREP_API void logrep_sim_trace_dump(const logrep_sim *sim, int lines, logrep_sim_line_fn fn,
+                                      void *ctx);
+
+/** Adds a free-form line to the trace (copied; truncated to the trace's
+ *  line width). */
+LOGREP_API void logrep_sim_note(logrep_sim *sim, const char *text);
 
 LOGREP_API int64_t logrep_sim_now(const logrep_sim *sim);
 

@@ -246,7 +246,7 @@ LOGREP_API logrep_err logrep_conf_set_allocator(logrep_conf *c, const logrep_all
     return LOGREP_OK;
 }
 
-LOGREP_API void logrep_conf_set_log(logrep_conf *c, logrep_log_fn fn, void *ctx, int max_level)
+LOGREP_API void logrep_conf_set_logger(logrep_conf *c, logrep_logger_fn fn, void *ctx, int max_level)
 {
     if (!c)
         return;

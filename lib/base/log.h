@@ -5,7 +5,7 @@
 #include "logrep.h"
 
 typedef struct lr_log {
-    logrep_log_fn fn;
+    logrep_logger_fn fn;
     void *ctx;
     int level;
 } lr_log;

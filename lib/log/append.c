@@ -163,7 +163,7 @@ static logrep_err validate(logrep_log *log, uint8_t *wbuf, const uint8_t *buf, s
 static void rollback(logrep_log *log, lr_segment *s, uint64_t size, int64_t first_offset)
 {
     if (lr_seg_truncate_at(log, s, size, first_offset) != LOGREP_OK) {
-        LR_LOG(&log->logger, LOGREP_LOG_ERROR, "log",
+        LR_LOG(&log->logger, LOGREP_LEVEL_ERROR, "log",
                "%s: cannot undo a failed append; log is read-only until reopened", log->dir);
         log->failed = LOGREP_ERR_KAFKA_STORAGE_ERROR;
     }
@@ -287,7 +287,7 @@ static logrep_err append_failed(logrep_log *log, logrep_err err, size_t len, int
     if (log->fail_log_ms >= 0 && now_ms - log->fail_log_ms < APPEND_FAIL_LOG_MS)
         return err;
     int e = log->last_errno;
-    LR_LOG(&log->logger, LOGREP_LOG_ERROR, "log",
+    LR_LOG(&log->logger, LOGREP_LEVEL_ERROR, "log",
            "%s: append of %zu bytes at offset %lld failed: %s (errno %d: %s); appends are "
            "retried as they come, further failures counted until one succeeds",
            log->dir, len, (long long)log->leo, logrep_err_str(err), e, e ? strerror(e) : "none");
@@ -299,7 +299,7 @@ static logrep_err append_failed(logrep_log *log, logrep_err err, size_t len, int
 static void append_succeeded(logrep_log *log, int64_t first)
 {
     if (log->fail_logged)
-        LR_LOG(&log->logger, LOGREP_LOG_INFO, "log",
+        LR_LOG(&log->logger, LOGREP_LEVEL_INFO, "log",
                "%s: appends succeed again at offset %lld (%lld failed since open)", log->dir,
                (long long)first, (long long)log->append_errors);
     log->append_failing = 0;

@@ -253,7 +253,7 @@ logrep_err lr_clean_finish_pass(logrep_log *log, lr_clean_pass *p, int64_t now_m
     log->cstats.last_end_ms = now_ms;
     pass_free(log, p);
     log->pass = NULL;
-    LR_LOG(&log->logger, LOGREP_LOG_DEBUG, "log", "%s: cleaned up to offset %lld", log->dir,
+    LR_LOG(&log->logger, LOGREP_LEVEL_DEBUG, "log", "%s: cleaned up to offset %lld", log->dir,
            (long long)log->clean_first_dirty);
     return err;
 }
@@ -426,7 +426,7 @@ LOGREP_API logrep_err logrep_log_clean(logrep_log *log, int64_t now_ms, int64_t 
         steps++;
     }
     if (err && log->pass) {
-        LR_LOG(&log->logger, LOGREP_LOG_WARN, "log", "%s: cleaning pass aborted: %s", log->dir,
+        LR_LOG(&log->logger, LOGREP_LEVEL_WARN, "log", "%s: cleaning pass aborted: %s", log->dir,
                logrep_err_name(err));
         lr_clean_abort(log);
     }

@@ -129,7 +129,7 @@ logrep_err lr_clean_install_group(logrep_log *log, lr_clean_pass *p)
         err = sync_dir(log);
     if (err) {
         log->failed = LOGREP_ERR_KAFKA_STORAGE_ERROR;
-        LR_LOG(&log->logger, LOGREP_LOG_ERROR, "log",
+        LR_LOG(&log->logger, LOGREP_LEVEL_ERROR, "log",
                "%s: cleaner: swap of segment %020lld failed (%s); log is read-only until "
                "reopened, which completes the swap",
                log->dir, (long long)o->base, logrep_err_name(err));

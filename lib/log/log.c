@@ -382,7 +382,7 @@ LOGREP_API logrep_err logrep_log_close(logrep_log *log)
         err = logrep_log_checkpoint(log);
     /* Callers freeing a node or partition cannot pass this on: say it. */
     if (err && err != log->failed)
-        LR_LOG(&log->logger, LOGREP_LOG_ERROR, "log", "%s: close: %s (errno %d)", log->dir,
+        LR_LOG(&log->logger, LOGREP_LEVEL_ERROR, "log", "%s: close: %s (errno %d)", log->dir,
                logrep_err_name(err), log->last_errno);
     log_free(log);
     return err;

@@ -102,7 +102,7 @@ static logrep_err read_offset_ckpt(logrep_log *log, const char *name, int64_t *o
     *out = -1;
     logrep_err err = read_small(log, name, &text, &len, &alen);
     if (err == LOGREP_ERR__CORRUPT) {
-        LR_LOG(&log->logger, LOGREP_LOG_WARN, "log", "%s: %s is too large; ignored", log->dir,
+        LR_LOG(&log->logger, LOGREP_LEVEL_WARN, "log", "%s: %s is too large; ignored", log->dir,
                name);
         return LOGREP_OK;
     }
@@ -111,7 +111,7 @@ static logrep_err read_offset_ckpt(logrep_log *log, const char *name, int64_t *o
     err = lr_ckpt_parse_offset(text, len, log->topic, log->partition, out);
     lr_free(&log->alloc, text, alen);
     if (err == LOGREP_ERR__CORRUPT)
-        LR_LOG(&log->logger, LOGREP_LOG_WARN, "log", "%s: %s is malformed; ignored", log->dir,
+        LR_LOG(&log->logger, LOGREP_LEVEL_WARN, "log", "%s: %s is malformed; ignored", log->dir,
                name);
     if (err)
         *out = -1;
@@ -133,7 +133,7 @@ static logrep_err read_checkpoints(logrep_log *log, int64_t *rp, int64_t *start)
         err = lr_ckpt_parse_epochs(text, len, &log->alloc, &log->ec.v, &log->ec.n, &log->ec.cap);
         lr_free(&log->alloc, text, alen);
         if (err) {
-            LR_LOG(&log->logger, LOGREP_LOG_ERROR, "log", "%s: leader-epoch-checkpoint is malformed",
+            LR_LOG(&log->logger, LOGREP_LEVEL_ERROR, "log", "%s: leader-epoch-checkpoint is malformed",
                    log->dir);
             return err;
         }
@@ -144,7 +144,7 @@ static logrep_err read_checkpoints(logrep_log *log, int64_t *rp, int64_t *start)
         err = lr_partition_metadata_parse(text, len, log->topic_id);
         lr_free(&log->alloc, text, alen);
         if (err) {
-            LR_LOG(&log->logger, LOGREP_LOG_ERROR, "log", "%s: partition.metadata is malformed",
+            LR_LOG(&log->logger, LOGREP_LEVEL_ERROR, "log", "%s: partition.metadata is malformed",
                    log->dir);
             return err;
         }
@@ -332,7 +332,7 @@ static logrep_err load_producers(logrep_log *log, const dir_file *files, size_t 
         lr_pstate_clear(&log->ps);
         if (err == LOGREP_ERR__NOMEM)
             return err;
-        LR_LOG(&log->logger, LOGREP_LOG_WARN, "log", "%s: snapshot %020lld is corrupt; ignored",
+        LR_LOG(&log->logger, LOGREP_LEVEL_WARN, "log", "%s: snapshot %020lld is corrupt; ignored",
                log->dir, (long long)cand[i]);
     }
     return lr_log_replay_producers(log, from);
@@ -435,7 +435,7 @@ static logrep_err complete_swaps(logrep_log *log, const dir_scan *ds)
             if (err && (k == 0 || err != LOGREP_ERR__NOENT))
                 return lr_log_io(log, err);
         }
-        LR_LOG(&log->logger, LOGREP_LOG_WARN, "log",
+        LR_LOG(&log->logger, LOGREP_LEVEL_WARN, "log",
                "%s: completed the cleaner's swap of segments %lld..%lld into %020lld", log->dir,
                (long long)base, (long long)end, (long long)base);
     }
@@ -503,7 +503,7 @@ static logrep_err load_segments(logrep_log *log, int64_t *bases, size_t n, int64
                     return err;
                 continue;
             }
-            LR_LOG(&log->logger, LOGREP_LOG_WARN, "log",
+            LR_LOG(&log->logger, LOGREP_LEVEL_WARN, "log",
                    "%s: segment %020lld is inconsistent below the recovery point; recovering",
                    log->dir, (long long)s->base);
             first_recover = i;
@@ -533,7 +533,7 @@ static logrep_err load_segments(logrep_log *log, int64_t *bases, size_t n, int64
         log->rec.indexes_rebuilt++;
         log->rec.bytes_truncated += (int64_t)cut;
         if (cut && i + 1 < n) {
-            LR_LOG(&log->logger, LOGREP_LOG_WARN, "log",
+            LR_LOG(&log->logger, LOGREP_LEVEL_WARN, "log",
                    "%s: deleting %zu segments after the cut in %020lld", log->dir, n - i - 1,
                    (long long)s->base);
             delete_rest(log, bases, i + 1, n);
@@ -636,13 +636,13 @@ logrep_err lr_log_load(logrep_log *log, int64_t now_ms)
     log->rec.log_end_offset = log->leo;
     if (!err && (log->rec.bytes_truncated || log->rec.segments_deleted ||
                  log->rec.epoch_entries_removed))
-        LR_LOG(&log->logger, LOGREP_LOG_WARN, "log",
+        LR_LOG(&log->logger, LOGREP_LEVEL_WARN, "log",
                "%s: recovery cut %lld bytes, deleted %d segments, removed %d epoch entries; "
                "log end offset %lld",
                log->dir, (long long)log->rec.bytes_truncated, log->rec.segments_deleted,
                log->rec.epoch_entries_removed, (long long)log->leo);
     else if (!err)
-        LR_LOG(&log->logger, LOGREP_LOG_INFO, "log",
+        LR_LOG(&log->logger, LOGREP_LEVEL_INFO, "log",
                "%s: opened, %zu segments, offsets %lld..%lld, %d segments recovered", log->dir,
                log->nsegs, (long long)log->log_start, (long long)log->leo,
                log->rec.segments_recovered);

@@ -138,7 +138,7 @@ logrep_err lr_seg_find(logrep_log *log, lr_segment *s, int64_t offset, uint64_t 
     if (err != LOGREP_ERR__CORRUPT)
         return err;
     /* The index disagrees with the data: fall back to a scan from 0. */
-    LR_LOG(&log->logger, LOGREP_LOG_WARN, "log", "%s: index of segment %lld is inconsistent",
+    LR_LOG(&log->logger, LOGREP_LEVEL_WARN, "log", "%s: index of segment %lld is inconsistent",
            log->dir, (long long)s->base);
     return scan_from(log, s, 0, offset, pos, h);
 }
@@ -404,7 +404,7 @@ logrep_err lr_seg_recover(logrep_log *log, lr_segment *s, int64_t min_offset, ui
         lr_free(&log->alloc, b.p, b.cap);
     *cut = 0;
     if (!err && pos < s->size) {
-        LR_LOG(&log->logger, LOGREP_LOG_WARN, "log",
+        LR_LOG(&log->logger, LOGREP_LEVEL_WARN, "log",
                "%s: segment %020lld: %s at position %llu: truncating %llu bytes", log->dir,
                (long long)s->base, why ? why : "invalid data", (unsigned long long)pos,
                (unsigned long long)(s->size - pos));

@@ -34,7 +34,7 @@ static int clean_one(logrep_node *n, lr_npart *p, int64_t now_ms, uint64_t budge
         /* The pass was given up and its files removed: the log is as it
          * was. A failing disk is not hammered: the next try is a backoff
          * later. */
-        LR_LOG(&n->logger, LOGREP_LOG_WARN, "node", "%s-%d: log cleaning failed: %s",
+        LR_LOG(&n->logger, LOGREP_LEVEL_WARN, "node", "%s-%d: log cleaning failed: %s",
                p->topic, p->index, logrep_err_name(err));
         n->cleaning.errors++;
         return 0;

@@ -216,10 +216,10 @@ static void describe_cluster(out *o)
 static void describe_logger(out *o)
 {
     int l = o->n->logger.level;
-    const char *level = l <= LOGREP_LOG_ERROR  ? "ERROR"
-                        : l <= LOGREP_LOG_WARN  ? "WARN"
-                        : l <= LOGREP_LOG_INFO  ? "INFO"
-                        : l <= LOGREP_LOG_DEBUG ? "DEBUG"
+    const char *level = l <= LOGREP_LEVEL_ERROR  ? "ERROR"
+                        : l <= LOGREP_LEVEL_WARN  ? "WARN"
+                        : l <= LOGREP_LEVEL_INFO  ? "INFO"
+                        : l <= LOGREP_LEVEL_DEBUG ? "DEBUG"
                                                 : "TRACE";
     syn s = {"root", level, SRC_BROKER_LOGGER};
     emit(o, "root", 0, NULL, &s, 1);

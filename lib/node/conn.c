@@ -74,7 +74,7 @@ int lr_conn_finish(logrep_node *n, lr_conn *c, lr_slot *s, logrep_msg *resp)
     int err = logrep_msg_encode(resp, &segs, &nsegs, NULL);
     s->ready = 1;
     if (err) {
-        LR_LOG(&n->logger, LOGREP_LOG_ERROR, "node", "encoding a response failed: %s (%s)",
+        LR_LOG(&n->logger, LOGREP_LEVEL_ERROR, "node", "encoding a response failed: %s (%s)",
                logrep_err_name(err), logrep_msg_errmsg(resp));
         /* The client cannot be answered consistently: drop the connection. */
         lr_conn_close(n, c);

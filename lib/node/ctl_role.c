@@ -27,7 +27,7 @@ static int sink(void *ctx, int64_t offset, const uint8_t *rec, size_t len)
     logrep_node *n = ctx;
     struct lr_ctl_role *r = n->ctl;
     if (logrep_log_end_offset(r->log) != offset) {
-        LR_LOG(&n->logger, LOGREP_LOG_ERROR, "controller",
+        LR_LOG(&n->logger, LOGREP_LEVEL_ERROR, "controller",
                "metadata record %lld does not follow the log end %lld", (long long)offset,
                (long long)logrep_log_end_offset(r->log));
         return LOGREP_ERR__CORRUPT;
@@ -58,7 +58,7 @@ static int sink(void *ctx, int64_t offset, const uint8_t *rec, size_t len)
     if (!err)
         err = logrep_log_flush(r->log, r->now_ms);
     if (err) {
-        LR_LOG(&n->logger, LOGREP_LOG_ERROR, "controller",
+        LR_LOG(&n->logger, LOGREP_LEVEL_ERROR, "controller",
                "metadata record %lld: %s; this node stops acting as controller",
                (long long)offset, logrep_err_name(err));
         return err;
@@ -144,7 +144,7 @@ int lr_nctl_new(logrep_node *n, int64_t now_ms)
         return err;
     }
     r->now_ms = now_ms;
-    LR_LOG(&n->logger, LOGREP_LOG_INFO, "controller",
+    LR_LOG(&n->logger, LOGREP_LEVEL_INFO, "controller",
            "controller up at metadata offset %lld, epoch %d",
            (long long)logrep_log_end_offset(r->log), (int)r->epoch);
     return 0;
@@ -184,12 +184,12 @@ int64_t lr_nctl_tick(logrep_node *n, int64_t now_ms)
     r->now_ms = now_ms;
     int err = lr_ctl_tick(r->ctl, now_ms);
     if (err && err != LOGREP_ERR_NOT_CONTROLLER)
-        LR_LOG(&n->logger, LOGREP_LOG_WARN, "controller", "tick: %s", logrep_err_name(err));
+        LR_LOG(&n->logger, LOGREP_LEVEL_WARN, "controller", "tick: %s", logrep_err_name(err));
     /* Every record is flushed as it is written: what is left here is the
      * recovery-point checkpoint, which a restart can do without. */
     int64_t next = INT64_MAX;
     if ((err = logrep_log_tick(r->log, now_ms, &next)) != 0)
-        LR_LOG(&n->logger, LOGREP_LOG_WARN, "controller", "metadata log tick: %s",
+        LR_LOG(&n->logger, LOGREP_LEVEL_WARN, "controller", "metadata log tick: %s",
                logrep_err_name(err));
     int64_t c = lr_ctl_deadline(r->ctl, now_ms);
     return c < next ? c : next;

@@ -122,7 +122,7 @@ int lr_dispatch(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t flen, i
     if (i < 0 || !(served[i].roles & r.roles)) {
         /* An API outside the table, or one this listener does not serve:
          * Kafka closes the connection. */
-        LR_LOG(&n->logger, LOGREP_LOG_INFO, "node", "%s v%d not served on this listener",
+        LR_LOG(&n->logger, LOGREP_LEVEL_INFO, "node", "%s v%d not served on this listener",
                logrep_proto_api_name(api), logrep_msg_version(n->req));
         return LOGREP_ERR__CORRUPT;
     }

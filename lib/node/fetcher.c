@@ -98,7 +98,7 @@ static void replica_fetch_done(logrep_node *n, fetch_ctx *fc, int64_t now_ms)
             lr_f_int(found, LR_FN_HighWatermark), lr_f_int(found, LR_FN_LogStartOffset), de, deo, recs,
             rlen > 0 ? (size_t)rlen : 0, now_ms);
         if (err) {
-            LR_LOG(&n->logger, LOGREP_LOG_WARN, "replica", "%s-%d: applying fetched data: %s",
+            LR_LOG(&n->logger, LOGREP_LEVEL_WARN, "replica", "%s-%d: applying fetched data: %s",
                    p->topic, p->index, logrep_err_name(err));
             /* Not again at once: the leader would answer at once, the
              * same data, failing the same way. */

@@ -162,7 +162,7 @@ void lr_groups_flush(logrep_node *n, int64_t now_ms)
         }
         if (a.err) {
             /* Its memory may be ahead of the log: replay it again. */
-            LR_LOG(&n->logger, LOGREP_LOG_WARN, "groups",
+            LR_LOG(&n->logger, LOGREP_LEVEL_WARN, "groups",
                    "offsets partition %d: append failed (%s); reloading", a.partition,
                    logrep_err_name(a.err));
             if (a.partition < g->n_parts)
@@ -221,7 +221,7 @@ static int load_step(logrep_node *n, int32_t p, lr_npart *np)
             gp->load_next = s.next_offset;
     }
     if (err) {
-        LR_LOG(&n->logger, LOGREP_LOG_ERROR, "groups",
+        LR_LOG(&n->logger, LOGREP_LEVEL_ERROR, "groups",
                "offsets partition %d: loading failed at offset %lld: %s; retrying", p,
                (long long)gp->load_next, logrep_err_name(err));
         unload(n, p); /* begun again next tick */
@@ -235,7 +235,7 @@ static int load_step(logrep_node *n, int32_t p, lr_npart *np)
         return 0;
     }
     gp->state = LR_GP_LOADED;
-    LR_LOG(&n->logger, LOGREP_LOG_INFO, "groups", "offsets partition %d loaded (epoch %d)", p,
+    LR_LOG(&n->logger, LOGREP_LEVEL_INFO, "groups", "offsets partition %d loaded (epoch %d)", p,
            gp->leader_epoch);
     return 1;
 }
@@ -506,7 +506,7 @@ static void create_offsets_topic(logrep_node *n, int64_t now_ms)
              (long long)lr_conf_int(n->conf, LR_CONF_OFFSETS_TOPIC_SEGMENT_BYTES));
     const char *const cfg[] = {"cleanup.policy", "compact", "compression.type", "producer",
                                "segment.bytes", seg, NULL};
-    LR_LOG(&n->logger, LOGREP_LOG_INFO, "groups",
+    LR_LOG(&n->logger, LOGREP_LEVEL_INFO, "groups",
            "creating " LR_OFFSETS_TOPIC " with %d partitions, replication factor %d",
            g->n_parts, rf);
     lr_admin_create_topic(n, LR_OFFSETS_TOPIC, g->n_parts, (int16_t)rf, cfg, now_ms);
@@ -548,7 +548,7 @@ static coord find(logrep_node *n, int8_t key_type, const char *key, int32_t klen
         return c;
     }
     if (p < 0 || p >= t->n_parts) {
-        LR_LOG(&n->logger, LOGREP_LOG_ERROR, "groups",
+        LR_LOG(&n->logger, LOGREP_LEVEL_ERROR, "groups",
                LR_OFFSETS_TOPIC " has %d partitions, offsets.topic.num.partitions is %d",
                t->n_parts, n->groups.n_parts);
         return c;

@@ -62,7 +62,7 @@ static void register_done(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_
     n->life.registering = 0;
     logrep_err err = (logrep_err)lr_f_int(rs, LR_FN_ErrorCode);
     if (err) {
-        LR_LOG(&n->logger, LOGREP_LOG_WARN, "node", "registration refused: %s", logrep_err_name(err));
+        LR_LOG(&n->logger, LOGREP_LEVEL_WARN, "node", "registration refused: %s", logrep_err_name(err));
         p->backoff_until = now_ms + 1000;
         return;
     }
@@ -70,7 +70,7 @@ static void register_done(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_
     n->life.last_heartbeat = 0;
     n->life.fenced = 1; /* a new registration starts fenced */
     n->life.hb_offset = -1;
-    LR_LOG(&n->logger, LOGREP_LOG_INFO, "node", "registered with broker epoch %lld",
+    LR_LOG(&n->logger, LOGREP_LEVEL_INFO, "node", "registered with broker epoch %lld",
            (long long)n->life.broker_epoch);
 }
 

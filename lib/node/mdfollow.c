@@ -64,7 +64,7 @@ static int apply_record_set(logrep_node *n, const uint8_t *buf, size_t len, int6
             }
             err = lr_md_apply_bytes(n->md.img, rec.value, rec.value_len > 0 ? (size_t)rec.value_len : 0);
             if (err)
-                LR_LOG(&n->logger, LOGREP_LOG_ERROR, "node",
+                LR_LOG(&n->logger, LOGREP_LEVEL_ERROR, "node",
                        "metadata record at %lld does not apply: %s", (long long)rec.offset,
                        logrep_err_name(err));
             applied = 1;

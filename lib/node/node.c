@@ -294,7 +294,7 @@ LOGREP_API logrep_err logrep_node_request(logrep_node *n, uint64_t conn, const v
         return err;
     }
     if (err) {
-        LR_LOG(&n->logger, LOGREP_LOG_WARN, "node", "closing connection %llu: %s (%s)",
+        LR_LOG(&n->logger, LOGREP_LEVEL_WARN, "node", "closing connection %llu: %s (%s)",
                (unsigned long long)conn, logrep_err_name(err), logrep_msg_errmsg(n->req));
         lr_conn_close(n, c);
         drop_conn(n, c);

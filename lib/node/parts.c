@@ -169,7 +169,7 @@ static logrep_conf *topic_conf(logrep_node *n, const lr_md_topic *t)
         const char *v = lr_md_topic_config(t, log_topic_configs[i]);
         char why[128];
         if (v && logrep_conf_set(c, log_topic_configs[i], v, why, sizeof why) != LOGREP_OK)
-            LR_LOG(&n->logger, LOGREP_LOG_WARN, "node", "topic %s: %s=%s not applied: %s",
+            LR_LOG(&n->logger, LOGREP_LEVEL_WARN, "node", "topic %s: %s=%s not applied: %s",
                    t->name, log_topic_configs[i], v, why);
     }
     return c;
@@ -226,13 +226,13 @@ static int open_part(logrep_node *n, const lr_md_topic *t, int32_t index, int64_
     part_codec(&codec, tc);
     logrep_conf_free(tc);
     if (err) {
-        LR_LOG(&n->logger, LOGREP_LOG_ERROR, "node", "opening %s: %s", dir, logrep_err_name(err));
+        LR_LOG(&n->logger, LOGREP_LEVEL_ERROR, "node", "opening %s: %s", dir, logrep_err_name(err));
         return err;
     }
     if (logrep_log_topic_id(log, id) != LOGREP_OK &&
         (err = logrep_log_set_topic_id(log, t->id)) != 0) {
         /* Retried as a failed open. */
-        LR_LOG(&n->logger, LOGREP_LOG_ERROR, "node", "writing the topic ID of %s: %s", dir,
+        LR_LOG(&n->logger, LOGREP_LEVEL_ERROR, "node", "writing the topic ID of %s: %s", dir,
                logrep_err_name(err));
         logrep_log_close(log);
         return err;
@@ -360,7 +360,7 @@ void lr_parts_apply(logrep_node *n, int64_t now_ms)
                 p->seen_partition_epoch = mp->partition_epoch;
                 p->fetch_after = 0; /* a new leader is asked at once */
             } else {
-                LR_LOG(&n->logger, LOGREP_LOG_ERROR, "node", "%s-%d: leader epoch %d: %s",
+                LR_LOG(&n->logger, LOGREP_LEVEL_ERROR, "node", "%s-%d: leader epoch %d: %s",
                        p->topic, p->index, m.leader_epoch, logrep_err_name(aerr));
                 n->md.apply_retry = failed = 1;
             }
@@ -394,13 +394,13 @@ void lr_parts_tick(logrep_node *n, int64_t now_ms, int64_t *next)
         /* A failure is tried again a flush or checkpoint period later. */
         logrep_err lerr = logrep_log_tick(lr_partition_log(p->rep), now_ms, &log_next);
         if (lerr)
-            LR_LOG(&n->logger, LOGREP_LOG_ERROR, "node", "%s-%d: flush or checkpoint failed: %s",
+            LR_LOG(&n->logger, LOGREP_LEVEL_ERROR, "node", "%s-%d: flush or checkpoint failed: %s",
                    p->topic, p->index, logrep_err_name(lerr));
         if (log_next < *next)
             *next = log_next;
         int32_t deleted = 0;
         if (retention && lr_partition_retention(p->rep, now_ms, &deleted) != 0)
-            LR_LOG(&n->logger, LOGREP_LOG_WARN, "node", "retention of %s-%d failed", p->topic,
+            LR_LOG(&n->logger, LOGREP_LEVEL_WARN, "node", "retention of %s-%d failed", p->topic,
                    p->index);
         if (deleted) {
             n->stats.segments_deleted += deleted;

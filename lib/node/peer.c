@@ -123,7 +123,7 @@ int lr_peer_response(logrep_node *n, uint64_t conn, const void *frame, size_t le
     if (!err && logrep_msg_correlation_id(n->peers.in) != o->correlation_id)
         err = LOGREP_ERR__CORRUPT;
     if (err) {
-        LR_LOG(&n->logger, LOGREP_LOG_WARN, "node", "bad response from node %d: %s",
+        LR_LOG(&n->logger, LOGREP_LEVEL_WARN, "node", "bad response from node %d: %s",
                p->node_id, logrep_msg_errmsg(n->peers.in));
         n->tr.close(n->tr.ctx, conn);
         lr_peer_closed(n, conn, now_ms);

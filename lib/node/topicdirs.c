@@ -120,10 +120,10 @@ int lr_dirs_retire(logrep_node *n, const char *topic, int32_t index, const uint8
     if (!err && n->st->sync_dir)
         err = n->st->sync_dir(n->st->ctx, n->log_dir);
     if (err) {
-        LR_LOG(&n->logger, LOGREP_LOG_ERROR, "node", "retiring %s: %s", from, logrep_err_name(err));
+        LR_LOG(&n->logger, LOGREP_LEVEL_ERROR, "node", "retiring %s: %s", from, logrep_err_name(err));
         return err;
     }
-    LR_LOG(&n->logger, LOGREP_LOG_INFO, "node", "%s renamed %s", from, name);
+    LR_LOG(&n->logger, LOGREP_LEVEL_INFO, "node", "%s renamed %s", from, name);
     return schedule(n, name, now_ms + lr_conf_int(n->conf, LR_CONF_FILE_DELETE_DELAY_MS));
 }
 
@@ -170,7 +170,7 @@ void lr_dirs_tick(logrep_node *n, int64_t now_ms)
             i++; /* not yet, or a storage error: again next tick */
             continue;
         }
-        LR_LOG(&n->logger, LOGREP_LOG_INFO, "node", "removed %s", n->dirs.v[i].name);
+        LR_LOG(&n->logger, LOGREP_LEVEL_INFO, "node", "removed %s", n->dirs.v[i].name);
         lr_strfree(&n->alloc, n->dirs.v[i].name);
         n->dirs.v[i] = n->dirs.v[--n->dirs.n];
     }

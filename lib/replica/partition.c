@@ -366,13 +366,13 @@ int lr_partition_apply(lr_partition *p, const lr_part_meta *m, int64_t now_ms)
             if (f && m->racks[i])
                 snprintf(f->rack, sizeof f->rack, "%s", m->racks[i]);
         }
-        LR_LOG(&p->logger, LOGREP_LOG_INFO, "replica", "leader in epoch %d at LEO %lld HW %lld",
+        LR_LOG(&p->logger, LOGREP_LEVEL_INFO, "replica", "leader in epoch %d at LEO %lld HW %lld",
                m->leader_epoch, (long long)leo, (long long)p->hw);
         maybe_advance_hw(p, now_ms);
     } else if (m->leader >= 0 && contains(m->replicas, m->n_replicas, p->conf.node_id)) {
         p->role = LR_ROLE_FOLLOWER;
         p->n_followers = 0;
-        LR_LOG(&p->logger, LOGREP_LOG_INFO, "replica", "follower of %d in epoch %d", m->leader,
+        LR_LOG(&p->logger, LOGREP_LEVEL_INFO, "replica", "follower of %d in epoch %d", m->leader,
                m->leader_epoch);
     } else {
         p->role = LR_ROLE_NONE;
@@ -668,7 +668,7 @@ static int truncate_for_divergence(lr_partition *p, int32_t epoch, int64_t end)
     clamp_hw(p); /* a truncation that fails late may still have cut the log */
     if (err)
         return err;
-    LR_LOG(&p->logger, LOGREP_LOG_INFO, "replica",
+    LR_LOG(&p->logger, LOGREP_LEVEL_INFO, "replica",
            "truncated to %lld after diverging epoch %d end %lld", (long long)target, epoch,
            (long long)end);
     return 0;
@@ -810,7 +810,7 @@ void lr_partition_tick(lr_partition *p, int64_t now_ms)
         keep[n++] = id;
     }
     if (n < p->n_isr) {
-        LR_LOG(&p->logger, LOGREP_LOG_INFO, "isr", "shrinking ISR from %d to %d members",
+        LR_LOG(&p->logger, LOGREP_LEVEL_INFO, "isr", "shrinking ISR from %d to %d members",
                p->n_isr, n);
         propose_isr(p, keep, n);
         p->isr_shrinks++;

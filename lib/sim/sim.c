@@ -43,14 +43,10 @@ void lr_sim_trace(logrep_sim *s, const char *fmt, ...)
     va_end(ap);
 }
 
-LOGREP_API void logrep_sim_note(logrep_sim *s, const char *fmt, ...)
+LOGREP_API void logrep_sim_note(logrep_sim *s, const char *text)
 {
-    if (!s)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vtrace(s, fmt, ap);
-    va_end(ap);
+    if (s && text)
+        lr_sim_trace(s, "%s", text);
 }
 
 void lr_sim_fail(logrep_sim *s, const char *fmt, ...)
@@ -70,16 +66,19 @@ LOGREP_API const char *logrep_sim_failure(const logrep_sim *s)
     return s && s->failed ? s->failure : NULL;
 }
 
-LOGREP_API void logrep_sim_trace_dump(const logrep_sim *s, FILE *f, int lines)
+LOGREP_API void logrep_sim_trace_dump(const logrep_sim *s, int lines, logrep_sim_line_fn fn,
+                                      void *ctx)
 {
-    if (!s || !f || !s->trace)
+    if (!s || !fn || !s->trace)
         return;
     int32_t n = s->trace_count;
     if (lines > 0 && lines < n)
         n = lines;
     int32_t first = (s->trace_next - n + s->trace_cap) % s->trace_cap;
-    for (int32_t i = 0; i < n; i++)
-        fprintf(f, "%s\n", s->trace + (size_t)((first + i) % s->trace_cap) * TRACE_W);
+    for (int32_t i = 0; i < n; i++) {
+        const char *line = s->trace + (size_t)((first + i) % s->trace_cap) * TRACE_W;
+        fn(ctx, line, strlen(line));
+    }
 }
 
 LOGREP_API int64_t logrep_sim_now(const logrep_sim *s)
@@ -177,7 +176,7 @@ static int64_t node_now(logrep_sim *s, int32_t id)
 static void node_log(void *ctx, int level, const char *subsys, const char *msg, size_t len)
 {
     lr_sim_nodectx *x = ctx;
-    if (level <= LOGREP_LOG_INFO)
+    if (level <= LOGREP_LEVEL_INFO)
         lr_sim_trace(x->sim, "n%d %s: %.*s", x->id, subsys, (int)len, msg);
 }
 
@@ -246,7 +245,7 @@ static int start_node(logrep_sim *s, int32_t id)
         return e;
     }
     s->nctx[id] = (lr_sim_nodectx){s, id};
-    logrep_conf_set_log(conf, node_log, &s->nctx[id], LOGREP_LOG_INFO);
+    logrep_conf_set_logger(conf, node_log, &s->nctx[id], LOGREP_LEVEL_INFO);
     s->inc[id]++;
     e = logrep_node_new(conf, s->st[id], lr_memnet_transport(s->net, id), node_now(s, id), err,
                         sizeof err, &s->node[id]);

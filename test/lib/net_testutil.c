@@ -67,7 +67,7 @@ static void test_log(void *ctx, int level, const char *subsys, const char *msg, 
 }
 
 const char *const *extra_conf;
-logrep_log_fn log_capture;
+logrep_logger_fn log_capture;
 void *log_capture_ctx;
 
 logrep_err start_node_err(net *w, int id)
@@ -87,9 +87,9 @@ logrep_err start_node_err(net *w, int id)
     cr_assert_eq(logrep_conf_set(conf, "replica.fetch.wait.max.ms", "50", NULL, 0), LOGREP_OK);
     cr_assert_eq(logrep_conf_set(conf, "file.delete.delay.ms", "500", NULL, 0), LOGREP_OK);
     if (log_capture)
-        logrep_conf_set_log(conf, log_capture, log_capture_ctx, LOGREP_LOG_INFO);
+        logrep_conf_set_logger(conf, log_capture, log_capture_ctx, LOGREP_LEVEL_INFO);
     else if (getenv("LOGREP_TEST_LOG"))
-        logrep_conf_set_log(conf, test_log, (void *)(intptr_t)id, LOGREP_LOG_DEBUG);
+        logrep_conf_set_logger(conf, test_log, (void *)(intptr_t)id, LOGREP_LEVEL_DEBUG);
     if (w->alloc[id])
         cr_assert_eq(logrep_conf_set_allocator(conf, w->alloc[id]), LOGREP_OK);
     logrep_err e = logrep_node_new(conf, w->st[id], lr_memnet_transport(net_of(w), id), w->now,

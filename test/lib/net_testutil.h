@@ -76,7 +76,7 @@ void create_topic_with(net *w, int via, const char *name, int parts, int rf,
 extern const char *const *extra_conf;
 /* When set, nodes started later log INFO and above to it (tests that
  * assert what a node logs; reset it after). */
-extern logrep_log_fn log_capture;
+extern logrep_logger_fn log_capture;
 extern void *log_capture_ctx;
 /* setup(w, 1) and the time it takes the node to register. */
 void one_node(net *w);

@@ -31,7 +31,7 @@ static void print_log(void *ctx, int level, const char *subsys, const char *msg,
 {
     (void)ctx;
     (void)subsys;
-    fprintf(stderr, "%s: %.*s\n", level <= LOGREP_LOG_WARN ? "warning" : "info", (int)len, msg);
+    fprintf(stderr, "%s: %.*s\n", level <= LOGREP_LEVEL_WARN ? "warning" : "info", (int)len, msg);
 }
 
 /* Opens the partition with the POSIX storage; 0 or an exit status. */
@@ -42,7 +42,7 @@ int tool_open_log(const char *dir, logrep_conf *conf, int64_t now_ms, logrep_sto
         fprintf(stderr, "logrep: out of memory\n");
         return 2;
     }
-    logrep_conf_set_log(conf, print_log, NULL, LOGREP_LOG_INFO);
+    logrep_conf_set_logger(conf, print_log, NULL, LOGREP_LEVEL_INFO);
     logrep_err err = logrep_log_open(conf, *st, dir, now_ms, log);
     if (err) {
         fprintf(stderr, "logrep: %s: %s (%s)\n", dir, logrep_err_str(err), logrep_err_name(err));
