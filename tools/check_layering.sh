@@ -17,13 +17,13 @@ rank() {
 includes() {
     sed -n -e 's/^#[ \t]*include[ \t]*["<]logrep\/\([a-z_]*\)\.h[">].*/\1/p' \
            -e 's/^#[ \t]*include[ \t]*"\([a-z_]*\)\/[^"]*".*/\1/p' "$1" |
-        grep -v '^logrep$' | sed -e 's/^groups$/node/' -e 's/^partition$/replica/'
+        grep -v '^logrep$' | sed -e 's/^groups$/node/' -e 's/^inproc$/node/' -e 's/^partition$/replica/'
 }
 status=0
 for f in lib/*/*.c lib/*/*.h include/logrep/*.h; do
     [ -f "$f" ] || continue
     case "$f" in
-        include/logrep/groups.h) dir=node ;; # implemented by lib/node
+        include/logrep/groups.h|include/logrep/inproc.h) dir=node ;; # implemented by lib/node
         include/logrep/partition.h) dir=replica ;; # implemented by lib/replica
         include/logrep/*) dir=$(basename "$f" .h) ;;
         *) dir=$(basename "$(dirname "$f")") ;;

@@ -11,6 +11,8 @@
  * exist yet): ask the node that coordinates the group, as FindCoordinator
  * tells a client.
  *
+ * Commits complete through the node's event queue (<logrep/inproc.h>).
+ *
  * Threads: the calls belong to the node's thread, like every node call;
  * callbacks run inside the call and must not call back into the node.
  */
@@ -21,6 +23,7 @@
 #include <stdint.h>
 
 #include <logrep.h>
+#include <logrep/inproc.h>
 #include <logrep/node.h>
 
 #ifdef __cplusplus
@@ -126,24 +129,6 @@ typedef void (*logrep_group_lag_fn)(void *ctx, const logrep_group_lag *l);
  *  @return LOGREP_OK, LOGREP_ERR__INVALID_ARG, LOGREP_ERR__NOMEM. */
 LOGREP_API logrep_err logrep_node_group_lags(logrep_node *node, logrep_group_lag_fn fn,
                                              void *ctx);
-
-/** What logrep_node_poll returns. */
-enum {
-    LOGREP_NODE_EV_COMMIT = 1 /**< logrep_node_commit_offsets completed */
-};
-
-typedef struct logrep_node_event {
-    int type;              /**< LOGREP_NODE_EV_* */
-    uint64_t token;        /**< the caller's */
-    logrep_err error;      /**< LOGREP_OK when every item succeeded */
-    const int16_t *errors; /**< per item, in the request's order; valid until the next poll */
-    size_t n_errors;
-} logrep_node_event;
-
-/** Takes the next completed in-process request, oldest first.
- *  @return 1 with *ev filled, 0 when none is ready (a tick or a later
- *  event may complete one). */
-LOGREP_API int logrep_node_poll(logrep_node *node, logrep_node_event *ev);
 
 #ifdef __cplusplus
 }
