@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include <logrep.h>
+#include <logrep/log.h>
 #include <logrep/node.h>
 
 #ifdef __cplusplus
@@ -105,13 +106,11 @@ LOGREP_API logrep_err logrep_node_fetch(logrep_node *node, const char *topic, in
                                         int64_t offset, int32_t max_bytes, int read_committed,
                                         int32_t max_wait_ms, uint64_t token, int64_t now_ms);
 
-/** Special timestamps of logrep_node_list_offsets, as ListOffsets has them. */
-#define LOGREP_OFFSET_LATEST (-1)        /**< the high watermark (LSO with read_committed) */
-#define LOGREP_OFFSET_EARLIEST (-2)      /**< the log start offset */
-#define LOGREP_OFFSET_MAX_TIMESTAMP (-3) /**< the record with the largest timestamp */
-
 /** The first offset whose record's timestamp is >= `timestamp`, or one of
- *  the special timestamps above, on the partition's leader (this node).
+ *  the special timestamps LOGREP_OFFSET_* of <logrep/log.h> (LATEST is
+ *  the high watermark here, or the last stable offset with
+ *  read_committed, as ListOffsets answers), on the partition's leader
+ *  (this node).
  *  The event's error is Kafka's (NOT_LEADER_OR_FOLLOWER,
  *  UNKNOWN_TOPIC_OR_PARTITION ...).
  *  @return LOGREP_OK (an event follows), LOGREP_ERR__INVALID_ARG,
