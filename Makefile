@@ -2,6 +2,7 @@
 #
 #   make                 library (static + shared), tools, examples, symbol check
 #   make test            deps, then every test under ASan + UBSan (Criterion)
+#   make check-abi       the shared library's ABI against abi/liblogrep.abi
 #   make demo            deps, then the main example
 #   make bench           benchmarks (optimised build), each prints ratios
 #   make fuzz            libFuzzer targets, FUZZ_TIME seconds each
@@ -70,7 +71,7 @@ STATIC_LIB := $(B)/liblogrep.a
 SHARED_LIB := $(B)/liblogrep.so.$(VERSION)
 
 .PHONY: all lib tools examples test sweep demo bench fuzz soak deps install uninstall interop bench-broker \
-        clean check-symbols check-layering check-header check-install
+        clean check-symbols check-layering check-header check-install check-abi abi-baseline
 
 all: lib tools examples check-symbols check-layering
 
@@ -139,6 +140,17 @@ check-symbols: $(B)/liblogrep.so $(STATIC_LIB)
 
 check-layering:
 	@sh tools/check_layering.sh
+
+# The shared library's ABI against the committed baseline (abi/, made by
+# abidw from the DWARF of the public types): additions pass, removals and
+# changes fail (tools/check_abi.sh; README.md, "ABI and soname").
+ABI_BASELINE := abi/liblogrep.abi
+check-abi: $(B)/liblogrep.so
+	@sh tools/check_abi.sh check $(SHARED_LIB) $(ABI_BASELINE) $(B)/liblogrep.abi
+
+abi-baseline: $(B)/liblogrep.so
+	@sh tools/check_abi.sh baseline $(SHARED_LIB) $(ABI_BASELINE)
+
 
 check-header: lib
 	@printf '#include <logrep.h>\nint main(void){return logrep_version_number() ? 0 : 1;}\n' > $(B)/hdr_c.c
@@ -275,7 +287,7 @@ export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 export LSAN_OPTIONS ?= suppressions=$(CURDIR)/test/lsan.supp
 
 test: deps
-	@$(MAKE) --no-print-directory all check-header check-install
+	@$(MAKE) --no-print-directory all check-header check-install check-abi
 	@$(MAKE) --no-print-directory $(B)/test/logrep_test $(REPLAYS) $(B)/asan/logrep
 	@for t in $(FUZZ_NAMES); do \
 	  if [ -d fuzz/corpus/$$t ]; then \
