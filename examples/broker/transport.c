@@ -113,8 +113,10 @@ void transport_resolved(server *s)
             continue; /* closed meanwhile */
         *c->addrs = a;
         if (r == 0 || start_connect(s, c) != 0) {
-            srv_log(s, LOGREP_LEVEL_WARN, "connection %llu: %s", (unsigned long long)id,
-                    r == 0 ? "host name did not resolve" : "connect failed");
+            /* An unknown name is a configuration error worth seeing (the
+             * node retries after its backoff); a refused connect is not. */
+            srv_log(s, r == 0 ? LOGREP_LEVEL_WARN : LOGREP_LEVEL_DEBUG, "connection %llu: %s",
+                    (unsigned long long)id, r == 0 ? "host name did not resolve" : "connect failed");
             conn_kill(s, c, 1);
         }
     }
