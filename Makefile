@@ -185,15 +185,26 @@ $(B)/asan/logrep: $(TOOL_SRCS) $(wildcard tools/logrep/*.h) $(GEN_HDRS) $(B)/asa
 	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN) -I$(B)/gen -Itools/logrep $(TOOL_SRCS) -o $@ $(B)/asan/liblogrep.a $(DEPS_LIBS) -lm
 
 # ---------------------------------------------------------------- examples
-examples: $(EXAMPLES) $(B)/logrep-broker
+examples: $(EXAMPLES) $(B)/logrep-broker $(B)/examples/minimal-broker
 
-# The example broker: every file in examples/broker/ is one program.
-BROKER_SRCS := $(sort $(wildcard examples/broker/*.c))
-BROKER_HDRS := $(wildcard examples/broker/*.h)
+# The minimal broker (examples/minimal/): the teaching copy to start from.
+# Its socket helpers (net.c: numeric addresses, non-blocking connects, the
+# resolver thread) are shared with the tuned broker below.
+MINIMAL_SRCS := examples/minimal/minimal_broker.c examples/minimal/net.c
+NET_SRCS := examples/minimal/net.c
+
+$(B)/examples/minimal-broker: $(MINIMAL_SRCS) examples/minimal/net.h $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE $(CFLAGS) -Iexamples/minimal $(MINIMAL_SRCS) -o $@ $(STATIC_LIB) $(DEPS_LIBS) -lm -pthread
+
+# The tuned example broker: every file in examples/broker/ is one program,
+# with net.c from examples/minimal/.
+BROKER_SRCS := $(sort $(wildcard examples/broker/*.c)) $(NET_SRCS)
+BROKER_HDRS := $(wildcard examples/broker/*.h) examples/minimal/net.h
 
 $(B)/logrep-broker: $(BROKER_SRCS) $(BROKER_HDRS) $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE $(CFLAGS) -Iexamples/broker $(BROKER_SRCS) -o $@ $(STATIC_LIB) $(DEPS_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE $(CFLAGS) -Iexamples/broker -Iexamples/minimal $(BROKER_SRCS) -o $@ $(STATIC_LIB) $(DEPS_LIBS) -lm -pthread
 
 $(B)/examples/%: examples/%.c $(STATIC_LIB)
 	@mkdir -p $(@D)
@@ -215,7 +226,8 @@ $(B)/examples/cluster-demo: $(DEMO_SRCS) $(wildcard examples/broker/demo/*.h) $(
 # coordinator's node), the full-disk suite (one broker on a small tmpfs),
 # the descriptor suites (out of descriptors for sockets; a 9,999-partition
 # topic under a lowered RLIMIT_NOFILE), then `logrep groups` against kcat
-# -G consumer groups (groups_tool.sh).
+# -G consumer groups (groups_tool.sh), and last the minimal broker
+# (minimal.sh: 1 and 3 nodes of examples/minimal-broker under kcat).
 # `make test INTEROP=0` skips it.
 $(B)/test/rdk_check: test/interop/rdk_check.c $(DEMO_COMMON) $(wildcard examples/broker/demo/*.h) $(STATIC_LIB)
 	@mkdir -p $(@D)
@@ -253,7 +265,8 @@ interop: all $(B)/test/rdk_check $(B)/test/rdk_alter $(B)/test/rdk_group $(B)/te
 	@st=0; bash test/interop/run.sh $(B) || st=1; bash test/interop/restart.sh $(B) || st=1; \
 	  bash test/interop/groups.sh $(B) || st=1; \
 	  bash test/interop/disk_full.sh $(B) || st=1; bash test/interop/descriptors.sh $(B) || st=1; \
-	  bash test/interop/partitions.sh $(B) || st=1; bash test/interop/groups_tool.sh $(B) || st=1; exit $$st
+	  bash test/interop/partitions.sh $(B) || st=1; bash test/interop/groups_tool.sh $(B) || st=1; \
+	  bash test/interop/minimal.sh $(B) || st=1; exit $$st
 
 # ---------------------------------------------------------------- tests
 deps:

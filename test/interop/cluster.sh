@@ -4,6 +4,8 @@
 #
 #   cluster_init N         ports and properties for nodes 1..N (node 1 is
 #                          broker+controller, the others brokers)
+#   cluster_ports N        only the ports and the directory
+#   node_lib_props I [H]   node I's library properties (controller at host H)
 #   node_start I           start node I (log in $CL_DIR/nodeI.log)
 #   node_kill I [SIG]      signal node I (default KILL) and wait for it
 #   cluster_wait_ready     until kcat -L lists every started broker
@@ -23,7 +25,9 @@ free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 
-cluster_init() {
+# Ports and a directory for nodes 1..N: CL_N, CL_DIR, CL_CPORT (the
+# controller listener), CL_PORT_I and BOOTSTRAP.
+cluster_ports() {
     CL_N=$1
     CL_DIR=$(mktemp -d "${TMPDIR:-/tmp}/logrep-cluster.XXXXXX")
     CL_CPORT=$(free_port)
@@ -34,25 +38,41 @@ cluster_init() {
         eval "CL_PORT_$i=$p"
         eval "CL_PID_$i="
         BOOTSTRAP="${BOOTSTRAP:+$BOOTSTRAP,}127.0.0.1:$p"
+    done
+}
+
+# The library's properties of node I, one key=value a line (node 1 is
+# broker+controller); CTL_HOST names the controller in
+# controller.quorum.voters (default 127.0.0.1).
+node_lib_props() { # node_lib_props I [CTL_HOST]
+    local i=$1 p
+    eval "p=\$CL_PORT_$i"
+    echo "node.id=$i"
+    if [ "$i" = 1 ]; then
+        echo "process.roles=broker,controller"
+        echo "listeners=PLAINTEXT://127.0.0.1:$p,CONTROLLER://127.0.0.1:$CL_CPORT"
+    else
+        echo "process.roles=broker"
+        echo "listeners=PLAINTEXT://127.0.0.1:$p"
+    fi
+    echo "advertised.listeners=PLAINTEXT://127.0.0.1:$p"
+    echo "controller.quorum.voters=1@${2:-127.0.0.1}:$CL_CPORT"
+    echo "log.dirs=$CL_DIR/data$i"
+    echo "num.partitions=3"
+    echo "default.replication.factor=3"
+    echo "min.insync.replicas=2"
+    echo "replica.lag.time.max.ms=10000"
+    echo "broker.session.timeout.ms=6000"
+    echo "broker.heartbeat.interval.ms=500"
+}
+
+cluster_init() {
+    cluster_ports "$1"
+    local i
+    for i in $(seq 1 "$CL_N"); do
         {
-            echo "node.id=$i"
-            if [ "$i" = 1 ]; then
-                echo "process.roles=broker,controller"
-                echo "listeners=PLAINTEXT://127.0.0.1:$p,CONTROLLER://127.0.0.1:$CL_CPORT"
-            else
-                echo "process.roles=broker"
-                echo "listeners=PLAINTEXT://127.0.0.1:$p"
-            fi
-            echo "advertised.listeners=PLAINTEXT://127.0.0.1:$p"
-            echo "controller.quorum.voters=1@127.0.0.1:$CL_CPORT"
-            echo "log.dirs=$CL_DIR/data$i"
-            echo "num.partitions=3"
-            echo "default.replication.factor=3"
-            echo "min.insync.replicas=2"
+            node_lib_props "$i"
             echo "log.segment.bytes=1048576"
-            echo "replica.lag.time.max.ms=10000"
-            echo "broker.session.timeout.ms=6000"
-            echo "broker.heartbeat.interval.ms=500"
             echo "controlled.shutdown.timeout.ms=5000"
             echo "metrics.listener=http://127.0.0.1:$(free_port)"
             # Both ways record bytes leave: node 2 sendfile()s them, the

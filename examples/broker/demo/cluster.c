@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +19,11 @@
 
 #include <librdkafka/rdkafka.h>
 
-static cluster *live; /* for the signal handler */
+/* The one process global of the programs built on this file: the signal
+ * that asked them to stop (0: none). The handler only sets it; each
+ * cluster's watcher thread sees it, stops that cluster's processes,
+ * removes its directory, and lets the signal take its default course. */
+static volatile sig_atomic_t stop_signal;
 
 static int free_port(void)
 {
@@ -35,10 +41,26 @@ static int free_port(void)
 
 static void on_signal(int sig)
 {
-    if (live)
-        cluster_destroy(live);
-    signal(sig, SIG_DFL);
-    raise(sig);
+    stop_signal = sig;
+}
+
+static void teardown(cluster *c);
+
+static void *watch_main(void *arg)
+{
+    cluster *c = arg;
+    while (!atomic_load(&c->watch_stop)) {
+        int sig = stop_signal;
+        if (sig) {
+            teardown(c);
+            signal(sig, SIG_DFL);
+            raise(sig);
+            return NULL;
+        }
+        struct timespec ts = {0, 50000000};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
 }
 
 int cluster_init(cluster *c, const char *broker_path, int n, const char *extra)
@@ -52,9 +74,10 @@ int cluster_init(cluster *c, const char *broker_path, int n, const char *extra)
     snprintf(c->dir, sizeof c->dir, "%s/logrep-demo.XXXXXX", tmp);
     if (!mkdtemp(c->dir))
         return -1;
-    live = c;
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
+    atomic_store(&c->watch_stop, 0);
+    c->watching = pthread_create(&c->watcher, NULL, watch_main, c) == 0;
     c->cport = free_port();
     size_t at = 0;
     for (int i = 1; i <= n; i++) {
@@ -197,6 +220,16 @@ static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ft
 
 void cluster_destroy(cluster *c)
 {
+    if (c->watching) {
+        atomic_store(&c->watch_stop, 1);
+        pthread_join(c->watcher, NULL);
+        c->watching = 0;
+    }
+    teardown(c);
+}
+
+static void teardown(cluster *c)
+{
     /* Brokers first (their leadership moves through the controller), the
      * controller last, as Kafka stops a cluster. */
     for (int i = c->n; i >= 2; i--)
@@ -212,6 +245,4 @@ void cluster_destroy(cluster *c)
     }
     c->dir[0] = 0;
     c->n = 0;
-    if (live == c)
-        live = NULL;
 }

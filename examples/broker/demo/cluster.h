@@ -1,10 +1,13 @@
 /* A cluster of logrep-broker processes on loopback for the demo and the
  * benchmark: free ports, a temporary directory, child processes that are
  * always stopped (SIGTERM, then SIGKILL) and a directory that is always
- * removed, also on SIGINT. Node 1 is broker+controller. */
+ * removed, also on SIGINT or SIGTERM (a watcher thread per cluster does
+ * it; the signal handler only sets a flag). Node 1 is broker+controller. */
 #ifndef LOGREP_CLUSTER_H
 #define LOGREP_CLUSTER_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <sys/types.h>
 
 #define CL_MAX 8
@@ -18,6 +21,10 @@ typedef struct cluster {
     int cport;
     pid_t pid[CL_MAX + 1];
     char bootstrap[512];
+    /* SIGINT/SIGTERM: a thread that stops this cluster (cluster.c). */
+    pthread_t watcher;
+    int watching;
+    atomic_int watch_stop;
 } cluster;
 
 /* Writes properties for n nodes (extra: more lines, may be NULL). */

@@ -53,11 +53,19 @@ int kc_producer_start(kc_load *L, char *err, size_t errsz)
     L->e2e_us = calloc((size_t)n, sizeof *L->e2e_us);
     L->last_seq = malloc((size_t)L->nkeys * sizeof *L->last_seq);
     L->next_off = calloc((size_t)L->nparts, sizeof *L->next_off);
+    L->filler = malloc(KC_VALUE_MAX + 32);
     if (!L->send_us || !L->ack_off || !L->ack_part || !L->ack_lat_us || !L->seen ||
-        !L->seen_off || !L->seen_part || !L->e2e_us || !L->last_seq || !L->next_off) {
+        !L->seen_off || !L->seen_part || !L->e2e_us || !L->last_seq || !L->next_off ||
+        !L->filler) {
         snprintf(err, errsz, "out of memory for %lld records", (long long)n);
         return -1;
     }
+    /* Order-event-like filler: compressible, not constant. Values are
+     * copied from it: a per-byte loop per record costs more CPU at 1 KiB
+     * than the client library's produce path, and the load generator
+     * shares the machine's cores with the brokers. */
+    for (size_t j = 0; j < KC_VALUE_MAX + 32; j++)
+        L->filler[j] = "order-item-sku-qty-price-"[j % 25];
     for (int64_t i = 0; i < n; i++)
         L->ack_off[i] = -1;
     for (int32_t k = 0; k < L->nkeys; k++)
@@ -95,20 +103,12 @@ int kc_produce_one(kc_load *L)
     if (i >= L->max_records)
         return -1;
     int32_t key = (int32_t)(i % L->nkeys);
-    char k[32], v[65536];
+    char k[32], v[KC_VALUE_MAX];
     int kl = snprintf(k, sizeof k, "key-%d", (int)key);
     int vs = L->value_size < 24 ? 24 : L->value_size > (int)sizeof v ? (int)sizeof v : L->value_size;
     int vl = snprintf(v, sizeof v, "%lld|", (long long)i);
-    /* Order-event-like filler: compressible, not constant. Copied from a
-     * repeating pattern: a per-byte loop here costs more CPU at 1 KiB than
-     * the client library's produce path, and the load generator shares the
-     * machine's cores with the brokers. */
-    static char pat[sizeof v + 32];
-    if (!pat[0])
-        for (size_t j = 0; j < sizeof pat; j++)
-            pat[j] = "order-item-sku-qty-price-"[j % 25];
     if (vs > vl)
-        memcpy(v + vl, pat + (vl + key) % 25, (size_t)(vs - vl));
+        memcpy(v + vl, L->filler + (vl + key) % 25, (size_t)(vs - vl));
     L->send_us[i] = kc_now_us();
     if (rd_kafka_produce(L->prkt, RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY, v, (size_t)vs, k,
                          (size_t)kl, (void *)(intptr_t)i) != 0) {
@@ -311,6 +311,8 @@ void kc_close(kc_load *L)
     free(L->e2e_us);
     free(L->last_seq);
     free(L->next_off);
+    free(L->filler);
+    L->filler = NULL;
     L->cons = NULL;
     L->prod = NULL;
     L->prkt = NULL;

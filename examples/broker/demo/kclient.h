@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <librdkafka/rdkafka.h>
 
+#define KC_VALUE_MAX 65536 /* the largest value_size */
+
 typedef struct kc_load {
     /* set by the caller */
     const char *bootstrap;
@@ -33,6 +35,7 @@ typedef struct kc_load {
     int8_t *ack_part;
     int32_t *ack_lat_us;
     int64_t n_lat;
+    char *filler;            /* value filler: a repeating pattern, KC_VALUE_MAX + 32 bytes */
     char last_error[256];
 
     /* consumer */
