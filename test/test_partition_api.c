@@ -523,6 +523,35 @@ Test(partition_api, leader_crash_reelection_and_divergent_tail_truncated)
 
 /* ------------------------------------------------------------ fetch, offsets */
 
+/* An ISR change keeps a follower's fetch in flight; a new leader epoch
+ * forgets it, and its late answer changes nothing. */
+Test(partition_api, fetch_in_flight_across_leadership)
+{
+    net n;
+    net_init(&n, 2);
+    elect(&n, A, (int[]){A, B, C, 0});
+    produce(&n, A, "m0", 1);
+    logrep_follower_fetch ff, again;
+    cr_assert_eq(logrep_partition_next_fetch(n.p[B], &ff), LOGREP_OK);
+    n.ctl.partition_epoch++;
+    n.ctl.n_isr = 2; /* the controller drops C */
+    publish(&n);
+    cr_assert_eq(logrep_partition_next_fetch(n.p[B], &again), LOGREP_ERR__AGAIN);
+    logrep_fetch_request req = {B, ff.current_leader_epoch, ff.last_fetched_epoch,
+                                ff.fetch_offset, 1 << 20, 0};
+    logrep_fetch_result res;
+    cr_assert_eq(logrep_partition_fetch(n.p[A], &req, n.now, &res), LOGREP_OK);
+    uint8_t buf[4096];
+    cr_assert_eq(logrep_partition_read_slice(n.p[A], &res.slice, buf, sizeof buf), LOGREP_OK);
+    elect(&n, A, (int[]){A, B, 0});
+    cr_assert_eq(logrep_partition_next_fetch(n.p[B], &again), LOGREP_OK, "a new epoch");
+    cr_assert_eq(logrep_partition_fetch_response(n.p[B], &ff, &res, buf, res.slice.length,
+                                                 n.now),
+                 LOGREP_OK);
+    cr_assert_eq(logrep_partition_log_end_offset(n.p[B]), 0, "the old epoch's answer is dropped");
+    net_free(&n);
+}
+
 Test(partition_api, fetch_errors_and_consumer_reads)
 {
     net n;

@@ -180,7 +180,10 @@ typedef struct logrep_follower_fetch {
 
 /** Follower: the next fetch to send. At most one is in flight: the next
  *  comes after its answer (logrep_partition_fetch_response) or its
- *  failure (logrep_partition_fetch_failed).
+ *  failure (logrep_partition_fetch_failed), or once leadership with a new
+ *  leader epoch is applied (the fetch in flight is then forgotten: its
+ *  answer changes nothing). Leadership in the same epoch (an ISR change)
+ *  keeps it in flight: its answer is still awaited.
  *  @return LOGREP_OK with *out filled, LOGREP_ERR__AGAIN (not a follower,
  *  or a fetch in flight), LOGREP_ERR__INVALID_ARG. */
 LOGREP_API logrep_err logrep_partition_next_fetch(logrep_partition *p, logrep_follower_fetch *out);
