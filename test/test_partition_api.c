@@ -642,6 +642,47 @@ Test(partition_api, epoch_end_and_list_offsets)
     net_free(&n);
 }
 
+/* A new leader whose HW is below its epoch start answers ListOffsets
+ * latest with OFFSET_NOT_AVAILABLE (S24); a failing disk is
+ * KAFKA_STORAGE_ERROR, and nothing is appended. */
+Test(partition_api, offset_not_available_and_storage_errors)
+{
+    net n;
+    net_init(&n, 2);
+    logrep_partition_free(n.p[A], 0);
+    logrep_storage_free(n.st[A]);
+    cr_assert_eq(logrep_storage_crash_new(NULL, 512, &n.st[A]), LOGREP_OK);
+    up(&n, A);
+    elect(&n, A, (int[]){A, B, C, 0});
+    produce(&n, A, "m0", 1);
+    produce(&n, A, "m1", 1);
+    fetch_once(&n, B); /* B copies both; its HW stays 0 */
+    cr_assert_eq(logrep_partition_log_end_offset(n.p[B]), 2);
+    elect(&n, B, (int[]){A, B, C, 0});
+    int64_t off, ts;
+    int32_t ep;
+    cr_assert_eq(logrep_partition_list_offsets(n.p[B], -1, LOGREP_OFFSET_LATEST, 0, &off, &ts, &ep),
+                 LOGREP_ERR_OFFSET_NOT_AVAILABLE);
+    settle(&n);
+    cr_assert_eq(logrep_partition_list_offsets(n.p[B], -1, LOGREP_OFFSET_LATEST, 0, &off, &ts, &ep),
+                 LOGREP_OK);
+    cr_assert_eq(off, 2);
+
+    elect(&n, A, (int[]){A, B, C, 0});
+    settle(&n);
+    cr_assert_eq(logrep_storage_crash_inject(n.st[A], LOGREP_STORAGE_OP_WRITE, 1, LOGREP_ERR__IO, 1),
+                 LOGREP_OK);
+    int64_t end = logrep_partition_log_end_offset(n.p[A]);
+    logrep_produce_result r = produce(&n, A, "lost", -1);
+    cr_assert_eq(r.error, LOGREP_ERR_KAFKA_STORAGE_ERROR);
+    cr_assert_eq(r.base_offset, -1);
+    cr_assert_eq(r.pending, 0);
+    cr_assert_eq(logrep_partition_log_end_offset(n.p[A]), end);
+    cr_assert_eq(logrep_storage_crash_inject(n.st[A], LOGREP_STORAGE_OP_ALL, 0, LOGREP_OK, 0),
+                 LOGREP_OK);
+    net_free(&n);
+}
+
 Test(partition_api, stale_leadership_is_ignored)
 {
     net n;
