@@ -185,7 +185,7 @@ $(B)/asan/logrep: $(TOOL_SRCS) $(wildcard tools/logrep/*.h) $(GEN_HDRS) $(B)/asa
 	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN) -I$(B)/gen -Itools/logrep $(TOOL_SRCS) -o $@ $(B)/asan/liblogrep.a $(DEPS_LIBS) -lm
 
 # ---------------------------------------------------------------- examples
-examples: $(EXAMPLES) $(B)/logrep-broker $(B)/examples/minimal-broker
+examples: $(EXAMPLES) $(B)/logrep-broker $(B)/examples/minimal-broker $(B)/examples/appliance
 
 # The minimal broker (examples/minimal/): the teaching copy to start from.
 # Its socket helpers (net.c: numeric addresses, non-blocking connects, the
@@ -209,6 +209,19 @@ $(B)/logrep-broker: $(BROKER_SRCS) $(BROKER_HDRS) $(STATIC_LIB)
 $(B)/examples/%: examples/%.c $(STATIC_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $< -o $@ $(STATIC_LIB) $(DEPS_LIBS) -lm
+
+# The appliance (examples/appliance/): three replicas of a partition in
+# threads of one program; `make test` runs its sanitized build once.
+APPLIANCE_SRCS := $(sort $(wildcard examples/appliance/*.c))
+APPLIANCE_DEPS := $(APPLIANCE_SRCS) $(wildcard examples/appliance/*.h)
+
+$(B)/examples/appliance: $(APPLIANCE_DEPS) $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -pthread $(APPLIANCE_SRCS) -o $@ $(STATIC_LIB) $(DEPS_LIBS) -lm
+
+$(B)/asan/examples/appliance: $(APPLIANCE_DEPS) $(B)/asan/liblogrep.a
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN) -pthread $(APPLIANCE_SRCS) -o $@ $(B)/asan/liblogrep.a $(DEPS_LIBS) -lm
 
 # The cluster demo (librdkafka): examples/broker/demo/.
 RDKAFKA_LIBS := $(shell pkg-config --libs rdkafka 2>/dev/null || echo -lrdkafka)
@@ -301,11 +314,13 @@ export LSAN_OPTIONS ?= suppressions=$(CURDIR)/test/lsan.supp
 
 test: deps
 	@$(MAKE) --no-print-directory all check-header check-install check-abi
-	@$(MAKE) --no-print-directory $(B)/test/logrep_test $(REPLAYS) $(B)/asan/logrep
+	@$(MAKE) --no-print-directory $(B)/test/logrep_test $(REPLAYS) $(B)/asan/logrep \
+	    $(B)/asan/examples/appliance
 	@for t in $(FUZZ_NAMES); do \
 	  if [ -d fuzz/corpus/$$t ]; then \
 	    $(B)/test/replay_$$t fuzz/corpus/$$t || exit 1; fi; done
 	@st=0; $(B)/test/logrep_test --jobs $(TEST_JOBS) $(TEST_ARGS) || st=1; \
+	$(B)/asan/examples/appliance || st=1; \
 	if [ "$(INTEROP)" != 0 ]; then $(MAKE) --no-print-directory interop || st=1; fi; \
 	exit $$st
 

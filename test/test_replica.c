@@ -10,6 +10,7 @@
 #include "logrep.h"
 #include "logrep/log.h"
 #include "logrep/storage.h"
+#include "lib/testutil.h"
 #include "replica/partition.h"
 
 #define N 3
@@ -174,22 +175,7 @@ static char *value_at(cluster *c, int id, int64_t offset)
     uint8_t *buf = malloc(s.length);
     size_t n;
     cr_assert_eq(c->st[id]->read(c->st[id]->ctx, s.file, s.position, buf, (size_t)s.length, &n), LOGREP_OK);
-    logrep_batch_reader *r;
-    logrep_batch_reader_new(NULL, &r);
-    size_t pos = 0;
-    char *out = NULL;
-    while (pos < n && !out) {
-        logrep_batch_header h;
-        cr_assert_eq(logrep_batch_reader_open(r, buf + pos, n - pos, &h), LOGREP_OK);
-        logrep_record rec;
-        while (logrep_batch_reader_next(r, &rec) == LOGREP_OK)
-            if (rec.offset == offset) {
-                out = calloc(1, (size_t)rec.value_len + 1);
-                memcpy(out, rec.value, (size_t)rec.value_len);
-            }
-        pos += (size_t)h.batch_length + 12;
-    }
-    logrep_batch_reader_free(r);
+    char *out = tu_record_value(buf, n, offset);
     free(buf);
     return out;
 }

@@ -22,9 +22,10 @@
  *  - outputs that come later (acks=all completions, ISR proposals, the
  *    high watermark moving) are events taken with logrep_partition_poll().
  *
- * Rules: one thread at a time per replica; `now_ms` is monotonic; every
- * input the library cannot act on is refused with an error, never
- * asserted. The library keeps no reference to caller memory past a call
+ * Rules: one thread at a time per replica; `now_ms` is monotonic and
+ * within 0..2^62 (calls that return an error refuse others with
+ * LOGREP_ERR__INVALID_ARG); every input the library cannot act on is
+ * refused with an error, never asserted. The library keeps no reference to caller memory past a call
  * unless stated.
  */
 #ifndef LOGREP_PARTITION_H
@@ -87,9 +88,11 @@ typedef struct logrep_leadership {
  *  are ignored and return LOGREP_OK. A new leader epoch makes this replica
  *  leader (its log end starts the epoch) or follower; pending acks=all
  *  produces of the old epoch complete with NOT_LEADER_OR_FOLLOWER.
- *  @return LOGREP_OK, LOGREP_ERR__INVALID_ARG (counts out of range, a
- *  replica listed twice, an ISR member that is not a replica, the leader
- *  not in the ISR), storage errors (the epoch checkpoint). */
+ *  @return LOGREP_OK, LOGREP_ERR__INVALID_ARG (NULL, counts out of range
+ *  (1..LOGREP_PARTITION_MAX_REPLICAS replicas, at most as many in the
+ *  ISR), a negative epoch or replica id, a replica listed twice, an ISR
+ *  member that is not a replica, a leader other than -1 not in the ISR),
+ *  storage errors (the epoch checkpoint). */
 LOGREP_API logrep_err logrep_partition_apply(logrep_partition *p, const logrep_leadership *l,
                                              int64_t now_ms);
 
@@ -103,9 +106,9 @@ typedef struct logrep_produce_result {
     int pending;               /**< 1: acks=all, completes later as an event */
 } logrep_produce_result;
 
-/** Appends record batches (v2, back to back) as leader. `batch` is
- *  stamped in place (base offset, leader epoch) and borrowed for the
- *  call. acks 0 or 1 answer at once; acks -1 answers at once only on
+/** Appends one record batch (v2; a client sends one batch per partition,
+ *  as Kafka requires) as leader. `batch` is stamped in place (base
+ *  offset, leader epoch) and borrowed for the call. acks 0 or 1 answer at once; acks -1 answers at once only on
  *  error, else res->pending is set and a LOGREP_PARTITION_EV_PRODUCE
  *  event carrying `token` follows when the high watermark passes the
  *  batch (or after timeout_ms: REQUEST_TIMED_OUT, or on losing
@@ -113,8 +116,12 @@ typedef struct logrep_produce_result {
  *  A refusal is data: res->error, and the same code returned:
  *  NOT_LEADER_OR_FOLLOWER, NOT_ENOUGH_REPLICAS (acks -1 with the ISR
  *  below min.insync.replicas), INVALID_REQUIRED_ACKS, CORRUPT_MESSAGE,
- *  MESSAGE_TOO_LARGE, the log's append errors, storage errors.
- *  @return res->error, or LOGREP_ERR__INVALID_ARG (NULL arguments). */
+ *  INVALID_RECORD (more than one batch, a control batch),
+ *  MESSAGE_TOO_LARGE, the idempotent producer's INVALID_PRODUCER_EPOCH
+ *  and OUT_OF_ORDER_SEQUENCE_NUMBER, the log's append errors,
+ *  KAFKA_STORAGE_ERROR.
+ *  @return res->error, or LOGREP_ERR__INVALID_ARG (NULL arguments, a
+ *  negative timeout_ms). */
 LOGREP_API logrep_err logrep_partition_produce(logrep_partition *p, void *batch, size_t len,
                                                int16_t acks, int64_t timeout_ms, uint64_t token,
                                                int64_t now_ms, logrep_produce_result *res);
@@ -144,14 +151,20 @@ typedef struct logrep_fetch_result {
 
 /** Serves a fetch: from a follower (leader only; records its position,
  *  which may move the high watermark, complete produces and propose an
- *  ISR expansion) or a consumer (up to the high watermark).
- *  @return res->error, or LOGREP_ERR__INVALID_ARG. */
+ *  ISR expansion once the follower has caught up) or a consumer (up to
+ *  the high watermark). The first batch is returned whole even when
+ *  larger than max_bytes.
+ *  @return res->error, or LOGREP_ERR__INVALID_ARG (NULL, a replica_id or
+ *  an epoch below -1). */
 LOGREP_API logrep_err logrep_partition_fetch(logrep_partition *p, const logrep_fetch_request *req,
                                              int64_t now_ms, logrep_fetch_result *res);
 
 /** Copies the bytes of a fetch result's slice into buf (at least
- *  slice->length bytes).
- *  @return LOGREP_OK, LOGREP_ERR__INVALID_ARG, storage errors. */
+ *  slice->length bytes). The slice may also come from logrep_log_read()
+ *  on logrep_partition_log(p), while it is valid.
+ *  @return LOGREP_OK, LOGREP_ERR__INVALID_ARG (NULL, buf too small, a
+ *  slice that is not one of this replica's log files or reaches past its
+ *  end), storage errors. */
 LOGREP_API logrep_err logrep_partition_read_slice(logrep_partition *p,
                                                   const logrep_log_slice *slice, void *buf,
                                                   size_t size);
@@ -167,7 +180,10 @@ typedef struct logrep_follower_fetch {
 
 /** Follower: the next fetch to send. At most one is in flight: the next
  *  comes after its answer (logrep_partition_fetch_response) or its
- *  failure (logrep_partition_fetch_failed).
+ *  failure (logrep_partition_fetch_failed), or once leadership with a new
+ *  leader epoch is applied (the fetch in flight is then forgotten: its
+ *  answer changes nothing). Leadership in the same epoch (an ISR change)
+ *  keeps it in flight: its answer is still awaited.
  *  @return LOGREP_OK with *out filled, LOGREP_ERR__AGAIN (not a follower,
  *  or a fetch in flight), LOGREP_ERR__INVALID_ARG. */
 LOGREP_API logrep_err logrep_partition_next_fetch(logrep_partition *p, logrep_follower_fetch *out);
@@ -200,10 +216,14 @@ LOGREP_API logrep_err logrep_partition_epoch_end(logrep_partition *p, int32_t cu
 
 /** Leader: ListOffsets. timestamp -1 latest (the high watermark, or the
  *  last stable offset with read_committed), -2 earliest, -3 the largest
- *  timestamp, else the first offset with a timestamp >= it (offset -1:
- *  none).
+ *  timestamp, -4 earliest local (the log start), -5 latest tiered (offset
+ *  -1: nothing is tiered), else the first offset with a timestamp >= it
+ *  (offset -1: none, or not committed yet).
  *  @return LOGREP_OK, NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH,
- *  UNKNOWN_LEADER_EPOCH, LOGREP_ERR__INVALID_ARG, storage errors. */
+ *  UNKNOWN_LEADER_EPOCH, OFFSET_NOT_AVAILABLE (latest, from a new leader
+ *  whose high watermark has not reached the start of its epoch yet:
+ *  docs/replication.md 1.3), LOGREP_ERR__INVALID_ARG (NULL, a timestamp
+ *  below -5), KAFKA_STORAGE_ERROR. */
 LOGREP_API logrep_err logrep_partition_list_offsets(logrep_partition *p, int32_t current_leader_epoch,
                                                     int64_t timestamp, int read_committed,
                                                     int64_t *offset, int64_t *found_timestamp,
@@ -227,8 +247,10 @@ typedef struct logrep_isr_proposal {
  *  proposes it again shortly. An answer to an older proposal is ignored.
  *  While a proposal is unanswered its additions count for the high
  *  watermark, so it never passes a replica the controller may already
- *  hold in the ISR.
- *  @return LOGREP_OK, LOGREP_ERR__INVALID_ARG. */
+ *  hold in the ISR. `isr` is read only with LOGREP_OK.
+ *  @return LOGREP_OK, LOGREP_ERR__INVALID_ARG (NULL p; with LOGREP_OK: a
+ *  negative partition epoch, no ISR, or one that lists a replica twice,
+ *  names one not in the applied replicas, or leaves this replica out). */
 LOGREP_API logrep_err logrep_partition_isr_result(logrep_partition *p, uint64_t id, logrep_err error,
                                                   int32_t partition_epoch, const int32_t *isr,
                                                   int32_t n_isr, int64_t now_ms);
@@ -258,7 +280,7 @@ LOGREP_API int logrep_partition_poll(logrep_partition *p, int64_t now_ms,
  *  it at or after the time it returns (or sooner): the earliest timer the
  *  replica holds, now_ms when events are waiting, and at most
  *  replica.lag.time.max.ms ahead. New input can bring that time forward:
- *  tick again after input. */
+ *  tick again after input. NULL: INT64_MAX. */
 LOGREP_API int64_t logrep_partition_tick(logrep_partition *p, int64_t now_ms);
 
 /** What the replica knows now. */

@@ -226,6 +226,12 @@ void lr_log_path(const logrep_log *log, const char *name, char *buf);
 /* Remembers the storage errno after a failure; returns err. */
 logrep_err lr_log_io(logrep_log *log, logrep_err err);
 
+/* Copies the bytes of `sl` (a slice this log returned, still valid) into
+ * buf (size >= sl->length), for lib/replica. __INVALID_ARG when the slice
+ * is not one of this log's; storage errors. */
+logrep_err lr_log_read_slice(logrep_log *log, const logrep_log_slice *sl, void *buf,
+                             size_t size);
+
 /* Opens the segment's .log (create when asked) if not open yet. */
 logrep_err lr_seg_open_log(logrep_log *log, lr_segment *s, int create);
 logrep_err lr_seg_open_index(logrep_log *log, lr_segment *s, lr_index *ix, const char *suffix,

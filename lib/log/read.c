@@ -102,6 +102,28 @@ LOGREP_API logrep_err logrep_log_read(logrep_log *log, int64_t offset, uint64_t 
     return LOGREP_OK;
 }
 
+/* The bytes of a slice from logrep_log_read, checked against the log's
+ * segments first: a slice that names no open segment file, or bytes past
+ * its end (stale, or not from this log), is refused, never read. */
+logrep_err lr_log_read_slice(logrep_log *log, const logrep_log_slice *sl, void *buf,
+                             size_t size)
+{
+    if (!sl->length)
+        return LOGREP_OK;
+    if (!buf || size < sl->length)
+        return LOGREP_ERR__INVALID_ARG;
+    const lr_segment *s = &log->segs[seg_for(log, sl->segment_base)];
+    if (s->base != sl->segment_base || !s->log || s->log != sl->file ||
+        sl->position > s->size || sl->length > s->size - sl->position)
+        return LOGREP_ERR__INVALID_ARG;
+    size_t got = 0;
+    logrep_err err = log->st->read(log->st->ctx, s->log, sl->position, buf, (size_t)sl->length,
+                                   &got);
+    if (err)
+        return lr_log_io(log, err);
+    return got == sl->length ? LOGREP_OK : LOGREP_ERR__IO;
+}
+
 /* ---- offsets by time ---- */
 
 static logrep_err first_record_at(logrep_log *log, lr_segment *s, uint64_t pos,

@@ -104,3 +104,25 @@ struct logrep_allocator tu_heap_allocator(tu_heap *h)
     struct logrep_allocator a = {h, heap_alloc, heap_realloc, heap_free};
     return a;
 }
+
+char *tu_record_value(const uint8_t *buf, size_t len, int64_t offset)
+{
+    logrep_batch_reader *r;
+    cr_assert_eq(logrep_batch_reader_new(NULL, &r), LOGREP_OK);
+    char *out = NULL;
+    for (size_t pos = 0; pos < len && !out;) {
+        logrep_batch_header h;
+        cr_assert_eq(logrep_batch_reader_open(r, buf + pos, len - pos, &h), LOGREP_OK);
+        logrep_record rec;
+        while (logrep_batch_reader_next(r, &rec) == LOGREP_OK)
+            if (rec.offset == offset && !out) {
+                out = calloc(1, (size_t)rec.value_len + 1);
+                cr_assert(out);
+                if (rec.value_len > 0)
+                    memcpy(out, rec.value, (size_t)rec.value_len);
+            }
+        pos += (size_t)h.batch_length + LOGREP_LOG_OVERHEAD;
+    }
+    logrep_batch_reader_free(r);
+    return out;
+}
