@@ -24,8 +24,9 @@ from .batch import iter_batches, iter_records
 from .conf import as_conf
 from .errors import LogrepError, check, err_name
 from .log import Storage, _struct_dict
+from .proto import Message
 
-__all__ = ["Network", "Node", "Event", "PartitionInfo", "EVENT_TYPES", "default_listener"]
+__all__ = ["Network", "Node", "Client", "Event", "PartitionInfo", "EVENT_TYPES", "default_listener"]
 
 #: logrep_node_event.type values and their names.
 EVENT_TYPES = {
@@ -134,7 +135,7 @@ class PartitionInfo:
 class _End:
     """One end of a connection, owned by a node incarnation."""
 
-    __slots__ = ("id", "owner", "peer", "accepted", "open", "rx")
+    __slots__ = ("id", "owner", "peer", "accepted", "open", "rx", "inbox")
 
     def __init__(self, id_, owner, accepted):
         self.id = id_
@@ -143,6 +144,7 @@ class _End:
         self.accepted = accepted  # requests arrive here
         self.open = True
         self.rx = bytearray()  # bytes received, not yet a whole frame
+        self.inbox = collections.deque()  # a client's frames received
 
 
 class _Endpoint:
@@ -164,6 +166,16 @@ class _Endpoint:
     @property
     def alive(self):
         return self.node is not None and not self.node.closed
+
+
+class _ClientEndpoint:
+    """A client of the network: not a node; its frames go to an inbox."""
+
+    alive = True
+    node = None
+
+    def __init__(self, name):
+        self.name = name
 
 
 _FRAME, _ACCEPTED, _CLOSED = "frame", "accepted", "closed"
@@ -211,6 +223,10 @@ class Network:
     def start(self, conf, storage=None, logger=None):
         """Creates a node on this network (see Node)."""
         return Node(self, conf, storage=storage, logger=logger)
+
+    def client(self, client_id="python"):
+        """A Kafka client on this network (see Client)."""
+        return Client(self, client_id)
 
     def _attach(self, node_id):
         old = self.endpoints.get(node_id)
@@ -280,21 +296,28 @@ class Network:
                            ffi.string(host).decode(), port, out)
 
     def _do_connect(self, ep, node_id, host, port, out):
+        a = self._open(ep, node_id, self.listener(node_id, host, port))
+        if a is None:
+            return _IO
+        out[0] = a.id
+        return 0
+
+    def _open(self, ep, node_id, listener):
+        """A connection from ep to node node_id's listener; its connecting
+        end, or None when the node is not running."""
         target = self.endpoints.get(node_id)
         if target is None or not target.alive:
             self.stats["connects_refused"] += 1
-            return _IO
+            return None
         a = _End(next(self._end_ids), ep, accepted=False)
         b = _End(next(self._end_ids), target, accepted=True)
         a.peer, b.peer = b, a
         self._ends[a.id] = a
         self._ends[b.id] = b
-        name = self.listener(node_id, host, port)
-        if name:
-            self._queue.append((_ACCEPTED, b, name))
-        out[0] = a.id
+        if listener:
+            self._queue.append((_ACCEPTED, b, listener))
         self.stats["connects"] += 1
-        return 0
+        return a
 
     def _close(self, ctx, conn):
         self._guard(self._do_close, ffi.from_handle(ctx), conn)
@@ -317,14 +340,14 @@ class Network:
 
     # -- delivery
     def _deliver(self, kind, end, payload):
+        node = end.owner.node
         if kind == _CLOSED:
-            if end.owner.alive:
-                end.owner.node._closed(end.id)
+            if node is not None and end.owner.alive:
+                node._closed(end.id)
             return
         if not end.open or not end.owner.alive:
             self.stats["dropped"] += 1
             return
-        node = end.owner.node
         if kind == _ACCEPTED:
             node._accepted(end.id, payload)
             return
@@ -343,7 +366,9 @@ class Network:
             frame = bytes(end.rx[:flen[0]])
             del end.rx[:flen[0]]
             self.stats["frames_delivered"] += 1
-            if end.accepted:
+            if node is None:
+                end.inbox.append(frame)
+            elif end.accepted:
                 node._request(end.id, frame)
             else:
                 node._response(end.id, frame)
@@ -410,6 +435,53 @@ class Network:
             if v or self.now >= end:
                 return v
             self.step(end, max_step)
+
+
+class Client:
+    """A Kafka client on a Network: sends request Messages to nodes over
+    connections of its own (one per node and listener) and takes their
+    responses, running the network while it waits."""
+
+    def __init__(self, network, client_id="python"):
+        self.network = network
+        self.client_id = client_id
+        self._ep = _ClientEndpoint(client_id)
+        self._conns = {}
+        self._corr = itertools.count(1)
+
+    def _conn(self, node_id, listener):
+        end = self._conns.get((node_id, listener))
+        if end is None or not end.open:
+            end = self.network._open(self._ep, node_id, listener)
+            if end is None:
+                raise ConnectionRefusedError("node %d is not running" % node_id)
+            self._conns[(node_id, listener)] = end
+        return end
+
+    def call(self, node_id, api, version, body=None, max_ms=10000, listener="PLAINTEXT"):
+        """Sends one request and returns the decoded response Message.
+        Raises ConnectionError when the node closed the connection
+        without an answer, TimeoutError after max_ms of virtual time."""
+        end = self._conn(node_id, listener)
+        corr = next(self._corr)
+        with Message.request(api, version, corr, self.client_id, body) as req:
+            frame = req.encode()
+            api_key = req.api_key
+        self.network._queue.append((_FRAME, end.peer, frame))
+        if not self.network.run_until(lambda: end.inbox or not end.open, max_ms):
+            raise TimeoutError("no answer from node %d within %d ms" % (node_id, max_ms))
+        if not end.inbox:
+            raise ConnectionError("node %d closed the connection" % node_id)
+        resp = Message().decode_response(api_key, version, end.inbox.popleft())
+        if resp.correlation_id != corr:
+            raise ConnectionError("answer %d to request %d" % (resp.correlation_id, corr))
+        return resp
+
+    def close(self):
+        for end in self._conns.values():
+            if end.open:
+                self.network._shut(end, notify_self=False)
+        self._conns.clear()
 
 
 # ---------------------------------------------------------------- node
