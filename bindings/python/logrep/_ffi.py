@@ -63,14 +63,14 @@ def find_include_dir():
         if not _has_headers(env):
             raise LoadError("LOGREP_INCLUDE_DIR=%s holds no logrep.h and logrep/" % env)
         return env
-    candidates = [os.path.join(SOURCE_ROOT, "include")]
-    pc = _pkg_config_includedir()
-    if pc:
-        candidates.append(pc)
-    candidates += ["/usr/local/include", "/usr/include"]
-    for d in candidates:
-        if _has_headers(d):
-            return d
+    candidates = []
+    for get in (lambda: os.path.join(SOURCE_ROOT, "include"), _pkg_config_includedir,
+                lambda: "/usr/local/include", lambda: "/usr/include"):
+        d = get()  # pkg-config runs only when the source tree has no headers
+        if d:
+            candidates.append(d)
+            if _has_headers(d):
+                return d
     raise LoadError(
         "liblogrep's headers not found (set LOGREP_INCLUDE_DIR); looked in: %s"
         % ", ".join(candidates)
