@@ -247,7 +247,8 @@ class Network:
             ep.node = None
 
     def close(self):
-        """Frees every running node (as a crash would not: with a flush)."""
+        """Frees every running node, flushing its logs (not a controlled
+        shutdown: see Node.shutdown)."""
         for n in list(self.nodes.values()):
             n.close()
 
