@@ -549,20 +549,7 @@ static void fix_crc(uint8_t *b, size_t len)
 /* A valid uncompressed batch of n records "v0".."v<n-1>" into buf. */
 static size_t good_batch(uint8_t *buf, size_t cap, int n)
 {
-    logrep_batch_builder *b;
-    logrep_batch_builder_new(NULL, &b);
-    for (int i = 0; i < n; i++) {
-        char v[16];
-        snprintf(v, sizeof v, "v%d", i);
-        logrep_batch_builder_add(b, 1700000000000LL + i, "k", 1, v, (int32_t)strlen(v), NULL, 0);
-    }
-    const uint8_t *batch;
-    size_t blen;
-    cr_assert_eq(logrep_batch_builder_finish(b, &batch, &blen), LOGREP_OK);
-    cr_assert_leq(blen, cap);
-    memcpy(buf, batch, blen);
-    logrep_batch_builder_free(b);
-    return blen;
+    return values_batch(buf, cap, "v", n, 1700000000000LL);
 }
 
 /* The same corruptions a client could send, each with a valid outer CRC;

@@ -153,7 +153,8 @@ LOGREP_API void logrep_node_closed(logrep_node *node, uint64_t conn, int64_t now
  *  the earliest of every timer the node holds (heartbeat, replica fetch
  *  backoff, parked requests' max wait and timeouts, ISR lag expiry,
  *  broker sessions, log flush and checkpoints, retention checks, retired
- *  directories), now_ms when work is ready, and at most 60 s ahead. Input
+ *  directories), now_ms when work is ready (in-process events to poll
+ *  included, <logrep/inproc.h>), and at most 60 s ahead. Input
  *  (logrep_node_request, _response, _closed) can make work ready without
  *  moving that time: call tick after delivering input. */
 LOGREP_API int64_t logrep_node_tick(logrep_node *node, int64_t now_ms);

@@ -30,19 +30,12 @@ static int pa_poll(logrep_node *n, lr_parked *d, int64_t now_ms)
     return 1;
 }
 
-static int64_t pa_deadline(const logrep_node *n, const lr_parked *d, int64_t now_ms)
-{
-    (void)n;
-    (void)now_ms;
-    return d->deadline;
-}
-
 static void pa_free(logrep_node *n, lr_parked *d)
 {
     lr_free(&n->alloc, d, sizeof(parked_admin));
 }
 
-static const lr_park_ops admin_ops = {pa_poll, pa_deadline, pa_free};
+static const lr_park_ops admin_ops = {pa_poll, lr_parked_deadline, pa_free};
 
 /* The controller's answer in n->peers.in, re-encoded with the client's
  * correlation id. */
@@ -105,28 +98,40 @@ int lr_api_forward_admin(logrep_node *n, const lr_req *r)
     return err;
 }
 
-int lr_admin_create_topic(logrep_node *n, const char *name, int32_t partitions, int16_t rf,
-                          const char *const *configs, int64_t now_ms)
+int lr_admin_create_request(logrep_node *n, const char *name, int32_t partitions, int16_t rf,
+                            const char *const *names, const char *const *values, size_t stride,
+                            size_t n_configs, int32_t timeout_ms)
 {
-    lr_peer *c = lr_life_controller(n);
-    logrep_struct *r =
-        lr_peer_ready(c, now_ms) ? lr_peer_start(n, LOGREP_API_CREATE_TOPICS, 5) : NULL;
-    if (!r)
-        return LOGREP_ERR__AGAIN;
-    lr_f_set_int(r, LR_FN_timeoutMs, 30000);
-    lr_f_set_count(r, LR_FN_Topics, 1);
+    logrep_struct *r = lr_peer_start(n, LOGREP_API_CREATE_TOPICS, 5);
+    int err = r ? lr_f_set_count(r, LR_FN_Topics, 1) : LOGREP_ERR__NOMEM;
+    if (err)
+        return err;
+    lr_f_set_int(r, LR_FN_timeoutMs, timeout_ms);
     logrep_struct *t = lr_f_elem(r, LR_FN_Topics, 0);
     lr_f_set_str(t, LR_FN_Name, name, (int32_t)strlen(name));
     lr_f_set_int(t, LR_FN_NumPartitions, partitions);
     lr_f_set_int(t, LR_FN_ReplicationFactor, rf);
-    int32_t nc = 0;
+    if ((err = lr_f_set_count(t, LR_FN_Configs, (int32_t)n_configs)) != 0)
+        return err;
+    for (size_t i = 0; i < n_configs; i++) {
+        logrep_struct *ce = lr_f_elem(t, LR_FN_Configs, (int32_t)i);
+        const char *k = names[i * stride], *v = values[i * stride];
+        lr_f_set_str(ce, LR_FN_Name, k, (int32_t)strlen(k));
+        lr_f_set_nstr(ce, LR_FN_Value, v);
+    }
+    return 0;
+}
+
+int lr_admin_create_topic(logrep_node *n, const char *name, int32_t partitions, int16_t rf,
+                          const char *const *configs, int64_t now_ms)
+{
+    lr_peer *c = lr_life_controller(n);
+    size_t nc = 0;
     while (configs && configs[2 * nc])
         nc++;
-    lr_f_set_count(t, LR_FN_Configs, nc);
-    for (int32_t i = 0; i < nc; i++) {
-        logrep_struct *ce = lr_f_elem(t, LR_FN_Configs, i);
-        lr_f_set_str(ce, LR_FN_Name, configs[2 * i], (int32_t)strlen(configs[2 * i]));
-        lr_f_set_str(ce, LR_FN_Value, configs[2 * i + 1], (int32_t)strlen(configs[2 * i + 1]));
-    }
+    if (!lr_peer_ready(c, now_ms) ||
+        lr_admin_create_request(n, name, partitions, rf, configs, configs ? configs + 1 : NULL, 2,
+                                nc, 30000) != 0)
+        return LOGREP_ERR__AGAIN;
     return lr_peer_send(n, c, &forward_ops, NULL, now_ms);
 }

@@ -7,22 +7,12 @@
 
 #include "node/node_int.h"
 
-/* The partitions a parked fetch reads (positions in the node's
- * partitions), so that it runs again only when one of them changes. */
-typedef struct fetch_track {
-    int32_t *idx;
-    int32_t n, cap;
-    int any; /* not tracked (no memory): any change wakes it */
-    int md;  /* reads the controller's metadata log */
-} fetch_track;
-
 typedef struct parked_fetch {
     lr_parked base;
-    uint8_t *frame;    /* the request, copied */
+    uint8_t *frame;       /* the request, copied */
     size_t frame_len;
-    logrep_msg *req;   /* decoded once, viewing frame */
-    fetch_track track; /* what wakes it */
-    uint64_t seen_seq; /* the park's seq at its last run */
+    logrep_msg *req;      /* decoded once, viewing frame */
+    lr_park_track track;  /* what wakes it */
 } parked_fetch;
 
 /* Records read into memory for storages without file descriptors; freed
@@ -40,13 +30,6 @@ static void tmp_free(logrep_node *n, tmpbuf **list)
         *list = t->next;
         lr_free(&n->alloc, t, sizeof *t + t->len);
     }
-}
-
-static void track_free(logrep_node *n, fetch_track *t)
-{
-    lr_free(&n->alloc, t->idx, (size_t)t->cap * sizeof *t->idx);
-    t->idx = NULL;
-    t->cap = t->n = 0;
 }
 
 /* Sets a partition's records from a log slice: a file segment when the
@@ -67,53 +50,35 @@ static int set_records(logrep_node *n, logrep_struct *pe, const logrep_log_slice
     t->len = (size_t)sl->length;
     t->next = *tmps;
     *tmps = t;
+    int err = lr_slice_read(n, sl, t->data);
+    return err ? err : logrep_struct_set_records(pe, fr, t->data, (int32_t)t->len);
+}
+
+int lr_slice_read(logrep_node *n, const logrep_log_slice *sl, void *dst)
+{
     size_t got;
-    int err = n->st->read(n->st->ctx, sl->file, sl->position, t->data, t->len, &got);
-    if (err || got != t->len)
+    int err = n->st->read(n->st->ctx, sl->file, sl->position, dst, (size_t)sl->length, &got);
+    if (err || got != (size_t)sl->length)
         return err ? err : LOGREP_ERR__IO;
-    return logrep_struct_set_records(pe, fr, t->data, (int32_t)t->len);
-}
-
-static void track(logrep_node *n, fetch_track *t, const lr_npart *p)
-{
-    if (t->any)
-        return;
-    if (t->n == t->cap) {
-        int32_t cap = t->cap ? t->cap * 2 : 8;
-        int32_t *idx = lr_realloc(&n->alloc, t->idx, (size_t)t->cap * sizeof *idx,
-                                  (size_t)cap * sizeof *idx);
-        if (!idx) {
-            t->any = 1; /* woken by any change instead */
-            return;
-        }
-        t->idx = idx;
-        t->cap = cap;
-    }
-    t->idx[t->n++] = (int32_t)(p - n->parts.v);
-}
-
-/* A parked fetch runs again at its deadline, at shutdown, or once data it
- * reads changed since its last run. */
-static int fetch_due(const logrep_node *n, const parked_fetch *d, int64_t now_ms)
-{
-    if (now_ms >= d->base.deadline || n->life.shutting_down || n->park.all_seq > d->seen_seq ||
-        (d->track.md && n->park.md_seq > d->seen_seq))
-        return 1;
-    if (d->track.any)
-        return n->park.seq > d->seen_seq;
-    for (int32_t i = 0; i < d->track.n; i++) {
-        int32_t k = d->track.idx[i];
-        if (k >= 0 && (size_t)k < n->parts.n && n->parts.v[k].changed_seq > d->seen_seq)
-            return 1;
-    }
     return 0;
+}
+
+void lr_fetch_part(logrep_node *n, lr_npart *p, const lr_fetch_req *fr, int64_t now_ms,
+                   lr_fetch_res *res)
+{
+    int64_t hw_before = lr_partition_high_watermark(p->rep);
+    lr_partition_fetch(p->rep, fr, now_ms, res);
+    /* A follower's fetch can move the HW: consumers parked at the old HW
+     * have data now. */
+    if (lr_partition_high_watermark(p->rep) != hw_before)
+        lr_node_part_changed(n, p);
 }
 
 /* Runs a fetch. Returns the bytes of records gathered, or -1 on a hard
  * error; `any_error` notes partition errors (answered at once); `tr`
  * gets the partitions read. */
 static int64_t run_fetch(logrep_node *n, logrep_msg *req, logrep_msg *resp, int roles, int64_t now_ms,
-                         tmpbuf **tmps, int by_file, int *any_error, int retry, fetch_track *tr)
+                         tmpbuf **tmps, int by_file, int *any_error, int retry, lr_park_track *tr)
 {
     logrep_struct *rq = logrep_msg_root(req);
     int version = logrep_msg_version(req);
@@ -198,7 +163,7 @@ static int64_t run_fetch(logrep_node *n, logrep_msg *req, logrep_msg *resp, int 
                 *any_error = 1;
                 continue;
             }
-            track(n, tr, p);
+            lr_park_track_add(n, tr, p);
             int64_t budget = max_bytes - gathered;
             int64_t pmax = lr_f_int(qp, LR_FN_PartitionMaxBytes);
             lr_fetch_req fr = {replica_id,
@@ -214,12 +179,7 @@ static int64_t run_fetch(logrep_node *n, logrep_msg *req, logrep_msg *resp, int 
                                /* Fetch from follower came with v11. */
                                replica_id < 0 && version < 11};
             lr_fetch_res res;
-            int64_t hw_before = lr_partition_high_watermark(p->rep);
-            lr_partition_fetch(p->rep, &fr, now_ms, &res);
-            /* A follower's fetch can move the HW: consumers parked at the
-             * old HW have data now. */
-            if (lr_partition_high_watermark(p->rep) != hw_before)
-                lr_node_part_changed(n, p);
+            lr_fetch_part(n, p, &fr, now_ms, &res);
             lr_f_set_int(rp, LR_FN_ErrorCode, lr_wire_code(res.error));
             lr_f_set_int(rp, LR_FN_HighWatermark, res.high_watermark);
             lr_f_set_int(rp, LR_FN_LastStableOffset, res.last_stable_offset);
@@ -261,7 +221,7 @@ static int16_t fetch_refusal(logrep_node *n, lr_conn *c, logrep_msg *req)
  * given (a parked fetch, d), else in c's next slot. *answered tells
  * whether it was; tr gets the partitions read. */
 static int fetch_run(logrep_node *n, lr_conn *c, lr_slot *slot, logrep_msg *req,
-                     logrep_msg *resp, int64_t now_ms, const parked_fetch *d, fetch_track *tr,
+                     logrep_msg *resp, int64_t now_ms, const parked_fetch *d, lr_park_track *tr,
                      int *answered)
 {
     *answered = 0;
@@ -275,8 +235,7 @@ static int fetch_run(logrep_node *n, lr_conn *c, lr_slot *slot, logrep_msg *req,
     } else {
         logrep_struct *rq = logrep_msg_root(req);
         int any_error = 0;
-        tr->n = 0;
-        tr->any = tr->md = 0;
+        lr_park_track_reset(tr);
         /* An answer that must wait behind others on its connection is
          * copied until its turn: its records are read into memory, since
          * a descriptor may be closed (a segment deleted) and its number
@@ -307,51 +266,44 @@ static int fetch_run(logrep_node *n, lr_conn *c, lr_slot *slot, logrep_msg *req,
 static int pf_poll(logrep_node *n, lr_parked *b, int64_t now_ms)
 {
     parked_fetch *d = (parked_fetch *)b;
-    if (!fetch_due(n, d, now_ms))
+    if (!lr_park_track_due(n, &d->track, b->deadline, now_ms))
         return 0;
     int answered;
     n->stats.parked_fetch_runs++;
     fetch_run(n, b->conn, b->slot, d->req, n->resp, now_ms, d, &d->track, &answered);
     if (!answered)
-        d->seen_seq = n->park.seq; /* an error before answering: tried again later */
+        d->track.seen_seq = n->park.seq; /* an error before answering: tried again later */
     return answered;
-}
-
-static int64_t pf_deadline(const logrep_node *n, const lr_parked *d, int64_t now_ms)
-{
-    (void)n;
-    (void)now_ms;
-    return d->deadline;
 }
 
 static void pf_free(logrep_node *n, lr_parked *b)
 {
     parked_fetch *d = (parked_fetch *)b;
     lr_free(&n->alloc, d->frame, d->frame_len);
-    track_free(n, &d->track);
+    lr_park_track_free(n, &d->track);
     logrep_msg_free(d->req);
     lr_free(&n->alloc, d, sizeof *d);
 }
 
-static const lr_park_ops fetch_ops = {pf_poll, pf_deadline, pf_free};
+static const lr_park_ops fetch_ops = {pf_poll, lr_parked_deadline, pf_free};
 
 int lr_api_fetch(logrep_node *n, const lr_req *r)
 {
-    fetch_track tr = {NULL, 0, 0, 0, 0};
+    lr_park_track tr = {NULL, 0, 0, 0, 0, 0};
     int answered;
     int err = fetch_run(n, r->conn, NULL, r->msg, r->resp, r->now_ms, NULL, &tr, &answered);
     if (err || answered) {
-        track_free(n, &tr);
+        lr_park_track_free(n, &tr);
         return err;
     }
     /* Parked, kept decoded: the copy of the frame is what it views. */
     parked_fetch *d = lr_calloc(&n->alloc, 1, sizeof *d);
     if (!d) {
-        track_free(n, &tr);
+        lr_park_track_free(n, &tr);
         return LOGREP_ERR__NOMEM;
     }
     d->track = tr;
-    d->seen_seq = n->park.seq;
+    d->track.seen_seq = n->park.seq;
     d->base.deadline = r->now_ms + lr_f_int(logrep_msg_root(r->msg), LR_FN_MaxWaitMs);
     d->frame = lr_malloc(&n->alloc, r->len);
     if (d->frame) {

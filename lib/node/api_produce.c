@@ -30,6 +30,13 @@ static void free_results(logrep_node *n, presult *r, int32_t nr)
     lr_free(&n->alloc, r, (size_t)(nr > 0 ? nr : 1) * sizeof *r);
 }
 
+int64_t lr_produce_base_offset(const lr_produce_res *res)
+{
+    return res->error && res->error != LOGREP_ERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND
+               ? -1
+               : res->base_offset;
+}
+
 /* Builds the produce response from the results. */
 static int produce_response(logrep_msg *resp, int16_t version, int32_t corr, presult *r,
                             int32_t nr)
@@ -59,8 +66,7 @@ static int produce_response(logrep_msg *resp, int16_t version, int32_t corr, pre
         logrep_struct *pe = lr_f_elem(te, LR_FN_PartitionResponses, pi++);
         lr_f_set_int(pe, LR_FN_Index, r[i].partition);
         lr_f_set_int(pe, LR_FN_ErrorCode, lr_wire_code(r[i].res.error));
-        lr_f_set_int(pe, LR_FN_BaseOffset, r[i].res.error && r[i].res.error !=
-                     LOGREP_ERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND ? -1 : r[i].res.base_offset);
+        lr_f_set_int(pe, LR_FN_BaseOffset, lr_produce_base_offset(&r[i].res));
         lr_f_set_int(pe, LR_FN_LogAppendTimeMs, r[i].res.log_append_time);
         lr_f_set_int(pe, LR_FN_LogStartOffset, r[i].res.log_start_offset);
     }
@@ -71,20 +77,20 @@ static int produce_response(logrep_msg *resp, int16_t version, int32_t corr, pre
  * another codec once, before the append, so followers copy stored bytes.
  * A batch that cannot be rewritten (CRC, corrupt compressed data) goes to
  * the log as sent, whose validation gives Kafka's answer for it. */
-static int produce_codec(logrep_node *n, lr_npart *p, const uint8_t *recs, int32_t rlen,
+static int produce_codec(logrep_node *n, lr_npart *p, const uint8_t *recs, size_t rlen,
                          const void **out, size_t *out_len)
 {
     *out = recs;
-    *out_len = (size_t)rlen;
+    *out_len = rlen;
     if (p->codec < 0 || !n->produce.rezip || lr_partition_role(p->rep) != LR_ROLE_LEADER)
         return 0;
-    int err = logrep_batch_reader_recompress(n->produce.rezip, recs, (size_t)rlen, p->codec,
+    int err = logrep_batch_reader_recompress(n->produce.rezip, recs, rlen, p->codec,
                                              p->codec_level, out, out_len);
     if (err == LOGREP_ERR__NOMEM || err == LOGREP_ERR__COMPRESSION)
         return err;
     if (err) {
         *out = recs;
-        *out_len = (size_t)rlen;
+        *out_len = rlen;
     }
     return 0;
 }
@@ -119,7 +125,54 @@ static void pp_free(logrep_node *n, lr_parked *d)
 
 static const lr_park_ops produce_ops = {pp_poll, pp_deadline, pp_free};
 
-/* Appends one partition's batch; fills r. */
+void lr_produce_one(logrep_node *n, const char *name, int32_t len, int32_t index,
+                    const uint8_t *recs, size_t rlen, int16_t acks, int64_t timeout,
+                    uint64_t token, int64_t now_ms, lr_produce_res *res, int32_t *records)
+{
+    memset(res, 0, sizeof *res);
+    res->base_offset = -1;
+    res->log_append_time = -1;
+    res->log_start_offset = -1;
+    *records = 0;
+    lr_npart *p = name ? lr_part_named(n, name, len, index) : NULL;
+    const void *src = NULL;
+    size_t slen = 0;
+    if (!p) {
+        res->error = lr_missing_part_error(n, name, len, index);
+        return;
+    }
+    if (strcmp(p->topic, LR_OFFSETS_TOPIC) == 0) {
+        /* Only the group coordinator writes its internal topic, as in Kafka. */
+        res->error = LOGREP_ERR_INVALID_TOPIC_EXCEPTION;
+        return;
+    }
+    if (rlen == 0) {
+        res->error = LOGREP_ERR_INVALID_RECORD;
+        return;
+    }
+    if ((res->error = produce_codec(n, p, recs, rlen, &src, &slen)) != 0)
+        return; /* out of memory or a codec failure: the answer says so */
+    /* The log stamps offsets into the batch: work on a copy since the
+     * caller's bytes are the host's (a recompressed batch is one already). */
+    uint8_t *copy = src != recs ? (uint8_t *)src : lr_malloc(&n->alloc, slen);
+    if (!copy) {
+        res->error = LOGREP_ERR__NOMEM;
+        return;
+    }
+    if (src == recs)
+        memcpy(copy, recs, slen);
+    lr_partition_produce(p->rep, copy, slen, acks, timeout, token, now_ms, res);
+    if (src == recs)
+        lr_free(&n->alloc, copy, slen);
+    logrep_batch_header h;
+    if (logrep_batch_header_parse(recs, rlen, &h) == LOGREP_OK)
+        *records = h.record_count;
+    if (!res->parked && !res->error)
+        n->stats.produce_records += *records;
+    lr_node_part_changed(n, p);
+}
+
+/* Appends one partition's batch; fills res. */
 static void produce_part(logrep_node *n, const lr_req *r, logrep_struct *pe, const char *name,
                          int32_t len, int16_t acks, int64_t timeout, uint64_t token, presult *res,
                          int32_t *parked)
@@ -131,56 +184,20 @@ static void produce_part(logrep_node *n, const lr_req *r, logrep_struct *pe, con
         memcpy(res->topic, name ? name : "", (size_t)(len > 0 ? len : 0));
         res->topic[len > 0 ? len : 0] = 0;
     }
-    res->res.base_offset = -1;
-    res->res.log_append_time = -1;
-    res->res.log_start_offset = -1;
-    lr_npart *p = name ? lr_part_named(n, name, len, index) : NULL;
+    if (!res->topic) {
+        /* Nothing appended: the request fails whole (lr_api_produce). */
+        res->res = (lr_produce_res){LOGREP_ERR__NOMEM, -1, -1, -1, 0, 0};
+        return;
+    }
     const uint8_t *recs;
     int32_t rlen;
     logrep_struct_bytes(pe, lr_fid(pe, LR_FN_Records), &recs, &rlen);
-    const void *src = NULL;
-    size_t slen = 0;
-    if (!res->topic) {
-        res->res.error = LOGREP_ERR__NOMEM;
-        return;
-    }
-    if (!p) {
-        res->res.error = lr_missing_part_error(n, name, len, index);
-        return;
-    }
-    if (strcmp(p->topic, LR_OFFSETS_TOPIC) == 0) {
-        /* Only the group coordinator writes its internal topic, as in Kafka. */
-        res->res.error = LOGREP_ERR_INVALID_TOPIC_EXCEPTION;
-        return;
-    }
-    if (rlen <= 0) {
-        res->res.error = LOGREP_ERR_INVALID_RECORD;
-        return;
-    }
-    if ((res->res.error = produce_codec(n, p, recs, rlen, &src, &slen)) != 0)
-        return; /* out of memory or a codec failure: the answer says so */
-    /* The log stamps offsets into the batch: work on a copy since the
-     * request frame is the host's (a recompressed batch is one already). */
-    uint8_t *copy = src != recs ? (uint8_t *)src : lr_malloc(&n->alloc, slen);
-    if (!copy) {
-        res->res.error = LOGREP_ERR__NOMEM;
-        return;
-    }
-    if (src == recs)
-        memcpy(copy, recs, slen);
-    lr_partition_produce(p->rep, copy, slen, acks, timeout, token, r->now_ms, &res->res);
-    if (src == recs)
-        lr_free(&n->alloc, copy, slen);
-    logrep_batch_header h;
-    if (logrep_batch_header_parse(recs, (size_t)rlen, &h) == LOGREP_OK)
-        res->records = h.record_count;
+    lr_produce_one(n, name, len, index, recs, rlen > 0 ? (size_t)rlen : 0, acks, timeout, token,
+                   r->now_ms, &res->res, &res->records);
     if (res->res.parked) {
         res->token = token;
         (*parked)++;
-    } else if (!res->res.error) {
-        n->stats.produce_records += res->records;
     }
-    lr_node_part_changed(n, p);
 }
 
 int lr_api_produce(logrep_node *n, const lr_req *r)
@@ -252,6 +269,10 @@ void lr_produce_collect_part(logrep_node *n, lr_npart *p)
     while (lr_partition_next_completion(p->rep, &r)) {
         if (r.token & LR_GROUP_TOKEN) {
             lr_groups_completion(n, &r);
+            continue;
+        }
+        if (r.token & LR_INPROC_TOKEN) {
+            lr_inproc_produce_done(n, &r);
             continue;
         }
         for (lr_parked *d = n->park.list; d; d = d->next) {

@@ -145,6 +145,16 @@ int lr_ctl_api_alter_partition(logrep_node *n, const lr_req *r)
     return lr_req_answer(n, r);
 }
 
+int lr_ctl_delete_named(logrep_node *n, const char *p, size_t len, int64_t now_ms)
+{
+    char name[LR_MD_MAX_TOPIC_NAME + 1];
+    if (len > LR_MD_MAX_TOPIC_NAME || memchr(p, 0, len))
+        return LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    memcpy(name, p, len);
+    name[len] = 0;
+    return lr_ctl_delete_topic(lr_nctl_at(n, now_ms), name);
+}
+
 int lr_ctl_api_delete_topics(logrep_node *n, const lr_req *r)
 {
     logrep_struct *rq = logrep_msg_root(r->msg);
@@ -167,7 +177,6 @@ int lr_ctl_api_delete_topics(logrep_node *n, const lr_req *r)
             logrep_struct_elem_bytes(rq, lr_fid(rq, LR_FN_TopicNames), i,
                                      (const uint8_t **)&p, &len);
         logrep_struct *rt = lr_f_elem(rs, LR_FN_Responses, i);
-        char name[LR_MD_MAX_TOPIC_NAME + 1];
         int err = LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION;
         static const uint8_t zero[16];
         int by_id = tid && memcmp(tid, zero, 16) != 0;
@@ -188,10 +197,8 @@ int lr_ctl_api_delete_topics(logrep_node *n, const lr_req *r)
                 err = lr_ctl_delete_topic(lr_nctl_ctl(n), t->name);
             }
         } else if (p && len >= 0 && len <= LR_MD_MAX_TOPIC_NAME) {
-            memcpy(name, p, (size_t)len);
-            name[len] = 0;
-            lr_f_set_str(rt, LR_FN_Name, name, len);
-            err = lr_ctl_delete_topic(lr_nctl_ctl(n), name);
+            lr_f_set_str(rt, LR_FN_Name, p, len);
+            err = lr_ctl_delete_named(n, p, (size_t)len, r->now_ms);
         }
         lr_f_set_int(rt, LR_FN_ErrorCode, lr_wire_code(err));
     }

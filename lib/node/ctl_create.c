@@ -1,7 +1,9 @@
 /* CreateTopics on the controller: every check Kafka makes, also for
  * validate_only; configs and manual assignments of any number and size
  * the request carries (it is bounded by socket.request.max.bytes); and
- * Kafka's bound on the records one operation may write. */
+ * Kafka's bound on the records one operation may write. An in-process
+ * creation on the controller's node (logrep_node_create_topic) takes the
+ * same steps for its one topic. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,29 +114,37 @@ static int parse_assignments(logrep_node *n, logrep_struct *qt, ct_topic *t)
     return 0;
 }
 
+/* The topic's name and counts; 0, or the name's refusal (this entry's
+ * answer, not the request's failure). */
+static int topic_named(ct_topic *t, const char *p, size_t len, int32_t partitions, int32_t rf,
+                       int validate_only)
+{
+    t->req.name = t->name;
+    t->req.num_partitions = partitions;
+    t->req.replication_factor = rf;
+    t->req.validate_only = validate_only;
+    if (p && len > LR_MD_MAX_TOPIC_NAME) {
+        memcpy(t->name, p, LR_MD_MAX_TOPIC_NAME);
+        t->name[LR_MD_MAX_TOPIC_NAME] = 0;
+        return set_err(t, LOGREP_ERR_INVALID_TOPIC_EXCEPTION,
+                       "Topic name is illegal, it can't be longer than 249 characters");
+    }
+    if (!p || memchr(p, 0, len))
+        return set_err(t, LOGREP_ERR_INVALID_TOPIC_EXCEPTION, "Topic name is illegal");
+    memcpy(t->name, p, len);
+    t->name[len] = 0;
+    return 0;
+}
+
 static int parse_topic(logrep_node *n, logrep_struct *qt, ct_topic *t, int validate_only)
 {
     const char *p;
     int32_t len;
     lr_f_str(qt, LR_FN_Name, &p, &len);
-    t->req.name = t->name;
-    t->req.num_partitions = (int32_t)lr_f_int(qt, LR_FN_NumPartitions);
-    t->req.replication_factor = (int32_t)lr_f_int(qt, LR_FN_ReplicationFactor);
-    t->req.validate_only = validate_only;
-    /* A refused name is this entry's answer, not the request's failure. */
-    if (p && len > LR_MD_MAX_TOPIC_NAME) {
-        memcpy(t->name, p, LR_MD_MAX_TOPIC_NAME);
-        t->name[LR_MD_MAX_TOPIC_NAME] = 0;
-        set_err(t, LOGREP_ERR_INVALID_TOPIC_EXCEPTION,
-                "Topic name is illegal, it can't be longer than 249 characters");
+    if (topic_named(t, len >= 0 ? p : NULL, len >= 0 ? (size_t)len : 0,
+                    (int32_t)lr_f_int(qt, LR_FN_NumPartitions),
+                    (int32_t)lr_f_int(qt, LR_FN_ReplicationFactor), validate_only) != 0)
         return 0;
-    }
-    if (!p || len < 0 || memchr(p, 0, (size_t)len)) {
-        set_err(t, LOGREP_ERR_INVALID_TOPIC_EXCEPTION, "Topic name is illegal");
-        return 0;
-    }
-    memcpy(t->name, p, (size_t)len);
-    t->name[len] = 0;
     int err = parse_configs(n, qt, t);
     if (!err)
         err = parse_assignments(n, qt, t);
@@ -216,6 +226,68 @@ static int refuse_all(logrep_node *n, const lr_req *r, logrep_struct *rq, int32_
     return err ? err : lr_req_answer(n, r);
 }
 
+/* Kafka's checks of one topic not refused yet (t->err set on a refusal),
+ * adding the records it would write to *records; a local failure is
+ * returned. */
+static int check(struct lr_ctl *ctl, ct_topic *t, int64_t *records)
+{
+    if (t->err)
+        return 0;
+    t->err = lr_ctl_check_topic(ctl, &t->req, &t->np, &t->rf, t->why, sizeof t->why);
+    if (t->err < 0 && t->err != LOGREP_ERR__INVALID_ARG)
+        return t->err;
+    if (!t->err)
+        *records += 1 + (int64_t)t->req.n_configs + t->np;
+    return 0;
+}
+
+/* Kafka's bound on the records of one operation: over it, every topic is
+ * refused. */
+static void bound(ct_topic *ts, int32_t nt, int64_t records)
+{
+    if (records > LR_MAX_RECORDS_PER_OP)
+        for (int32_t i = 0; i < nt; i++)
+            set_err(&ts[i], LOGREP_ERR_POLICY_VIOLATION,
+                    "Unable to perform excessively large batch operation");
+}
+
+/* Creates a checked topic (unless refused or validate_only); a local
+ * failure is returned. */
+static int create(struct lr_ctl *ctl, ct_topic *t, uint8_t id[16])
+{
+    if (t->err || t->req.validate_only)
+        return 0;
+    t->err = lr_ctl_create_topic(ctl, &t->req, id);
+    return t->err < 0 && t->err != LOGREP_ERR__INVALID_ARG ? t->err : 0;
+}
+
+int lr_ctl_create_one(logrep_node *n, const char *name, int32_t partitions, int32_t rf,
+                      const char *const *names, const char *const *values, size_t n_configs,
+                      int64_t now_ms)
+{
+    struct lr_ctl *ctl = lr_nctl_at(n, now_ms);
+    ct_topic t;
+    memset(&t, 0, sizeof t);
+    int err = 0;
+    if (topic_named(&t, name, strlen(name), partitions, rf, 0) == 0 && n_configs) {
+        t.cfg = lr_calloc(&n->alloc, n_configs, sizeof *t.cfg);
+        if (!t.cfg)
+            return LOGREP_ERR__NOMEM;
+        for (size_t k = 0; k < n_configs; k++)
+            t.cfg[k] = (lr_ctl_config){names[k], values[k]};
+        t.req.configs = t.cfg;
+        t.req.n_configs = n_configs;
+    }
+    int64_t records = 0;
+    err = check(ctl, &t, &records);
+    if (!err) {
+        bound(&t, 1, records);
+        err = create(ctl, &t, NULL);
+    }
+    free_topic(n, &t);
+    return err ? err : t.err;
+}
+
 int lr_ctl_api_create_topics(logrep_node *n, const lr_req *r)
 {
     struct lr_ctl *ctl = lr_nctl_ctl(n);
@@ -237,20 +309,10 @@ int lr_ctl_api_create_topics(logrep_node *n, const lr_req *r)
     /* Check everything first: the records the request would write are
      * counted before any is written, as Kafka bounds them. */
     int64_t records = 0;
-    for (int32_t i = 0; !err && i < nt; i++) {
-        ct_topic *t = &ts[i];
-        if (t->err)
-            continue;
-        t->err = lr_ctl_check_topic(ctl, &t->req, &t->np, &t->rf, t->why, sizeof t->why);
-        if (t->err < 0 && t->err != LOGREP_ERR__INVALID_ARG)
-            err = t->err;
-        else if (!t->err)
-            records += 1 + (int64_t)t->req.n_configs + t->np;
-    }
-    if (!err && records > LR_MAX_RECORDS_PER_OP)
-        for (int32_t i = 0; i < nt; i++)
-            set_err(&ts[i], LOGREP_ERR_POLICY_VIOLATION,
-                    "Unable to perform excessively large batch operation");
+    for (int32_t i = 0; !err && i < nt; i++)
+        err = check(ctl, &ts[i], &records);
+    if (!err)
+        bound(ts, nt, records);
     if (!err)
         err = lr_req_init(r);
     logrep_struct *rs = err ? NULL : logrep_msg_root(r->resp);
@@ -259,11 +321,7 @@ int lr_ctl_api_create_topics(logrep_node *n, const lr_req *r)
     for (int32_t i = 0; !err && i < nt; i++) {
         ct_topic *t = &ts[i];
         uint8_t id[16] = {0};
-        if (!t->err && !validate_only) {
-            t->err = lr_ctl_create_topic(ctl, &t->req, id);
-            if (t->err < 0 && t->err != LOGREP_ERR__INVALID_ARG)
-                err = t->err;
-        }
+        err = create(ctl, t, id);
         int aerr = answer(n, r, lr_f_elem(rs, LR_FN_Topics, i), t, id);
         if (aerr)
             err = aerr;

@@ -469,7 +469,6 @@ void lr_groups_free(logrep_node *n)
     lr_groups *g = &n->groups;
     lr_gc_free(g->gc);
     g->gc = NULL;
-    lr_groups_api_free(n);
     logrep_batch_builder_free(g->b);
     logrep_batch_reader_free(g->rd);
     logrep_msg_free(g->out);

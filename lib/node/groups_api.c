@@ -1,88 +1,29 @@
 /* The group coordinator for in-process callers (include/logrep/groups.h):
  * the same coordinator calls the wire handlers make, with public types.
- * A commit waits for its records like a wire commit; its answer is queued
- * as an event the host takes with logrep_node_poll. */
+ * A commit waits for its records like a wire commit; its answer completes
+ * its event in the node's event queue (events.c), which the host takes
+ * with logrep_node_poll. */
 #include <string.h>
 
 #include "group/group.h"
 #include "logrep/groups.h"
 #include "node/node_int.h"
 
-static int add_event(logrep_node *n, uint64_t cookie, uint64_t token, size_t n_items)
-{
-    lr_groups *g = &n->groups;
-    if (g->n_events == g->cap_events) {
-        size_t nc = g->cap_events ? g->cap_events * 2 : 8;
-        lr_gevent *ne = lr_realloc(&n->alloc, g->events, g->cap_events * sizeof *ne,
-                                   nc * sizeof *ne);
-        if (!ne)
-            return LOGREP_ERR__NOMEM;
-        g->events = ne;
-        g->cap_events = nc;
-    }
-    int16_t *errs = lr_calloc(&n->alloc, n_items ? n_items : 1, sizeof *errs);
-    if (!errs)
-        return LOGREP_ERR__NOMEM;
-    g->events[g->n_events++] = (lr_gevent){cookie, token, 0, 0, errs, n_items};
-    return 0;
-}
-
 int lr_groups_inproc_answer(logrep_node *n, const lr_gc_answer *a)
 {
-    lr_groups *g = &n->groups;
-    for (size_t i = 0; i < g->n_events; i++) {
-        lr_gevent *e = &g->events[i];
-        if (e->done || e->cookie != a->cookie)
-            continue;
-        e->done = 1;
-        e->error = a->error;
-        for (size_t k = 0; k < e->n; k++) {
-            int pe = k < a->n_parts && a->part_errors ? a->part_errors[k] : a->error;
-            e->errors[k] = lr_wire_code(pe);
-            if (pe && !e->error)
-                e->error = pe;
-        }
-        return 1;
-    }
-    return 0;
-}
-
-void lr_groups_api_free(logrep_node *n)
-{
-    lr_groups *g = &n->groups;
-    for (size_t i = 0; i < g->n_events; i++)
-        lr_free(&n->alloc, g->events[i].errors,
-                (g->events[i].n ? g->events[i].n : 1) * sizeof(int16_t));
-    lr_free(&n->alloc, g->events, g->cap_events * sizeof *g->events);
-    lr_free(&n->alloc, g->polled, (g->n_polled ? g->n_polled : 1) * sizeof(int16_t));
-    g->events = NULL;
-    g->polled = NULL;
-    g->n_events = g->cap_events = g->n_polled = 0;
-}
-
-LOGREP_API int logrep_node_poll(logrep_node *n, logrep_node_event *ev)
-{
-    if (!n || !ev)
+    lr_evt *e = lr_evt_find(n, LOGREP_NODE_EV_COMMIT, a->cookie);
+    if (!e)
         return 0;
-    lr_groups *g = &n->groups;
-    for (size_t i = 0; i < g->n_events; i++) {
-        lr_gevent e = g->events[i];
-        if (!e.done)
-            continue;
-        memmove(g->events + i, g->events + i + 1, (g->n_events - i - 1) * sizeof *g->events);
-        g->n_events--;
-        lr_free(&n->alloc, g->polled, (g->n_polled ? g->n_polled : 1) * sizeof(int16_t));
-        g->polled = e.errors; /* the event's errors live until the next poll */
-        g->n_polled = e.n;
-        memset(ev, 0, sizeof *ev);
-        ev->type = LOGREP_NODE_EV_COMMIT;
-        ev->token = e.token;
-        ev->error = e.error;
-        ev->errors = e.errors;
-        ev->n_errors = e.n;
-        return 1;
+    int error = a->error;
+    int16_t *errors = e->own;
+    for (size_t k = 0; k < e->ev.n_errors; k++) {
+        int pe = k < a->n_parts && a->part_errors ? a->part_errors[k] : a->error;
+        errors[k] = lr_wire_code(pe);
+        if (pe && !error)
+            error = pe;
     }
-    return 0;
+    lr_evt_done(n, e, error);
+    return 1;
 }
 
 LOGREP_API logrep_err logrep_node_commit_offsets(logrep_node *n, const char *group,
@@ -108,16 +49,18 @@ LOGREP_API logrep_err logrep_node_commit_offsets(logrep_node *n, const char *gro
                                     o->metadata};
     }
     uint64_t cookie = ++n->groups.cookie_seq;
-    int err = add_event(n, cookie, token, count);
-    if (err)
-        return err;
+    lr_evt *e = lr_evt_start(n, LOGREP_NODE_EV_COMMIT, token, cookie);
+    if (!e || !(e->ev.errors = lr_evt_alloc(n, e, count * sizeof(int16_t)))) {
+        if (e)
+            lr_evt_cancel(n, e);
+        return LOGREP_ERR__NOMEM;
+    }
+    e->ev.n_errors = count;
     lr_gc_commit_req q = {8, group, "", NULL, -1, -1, ps, count};
-    err = lr_gc_commit(n->groups.gc, &q, cookie, now_ms);
+    int err = lr_gc_commit(n->groups.gc, &q, cookie, now_ms);
     if (err < 0) {
         /* Refused without an answer: the event is withdrawn. */
-        lr_gevent *e = &n->groups.events[n->groups.n_events - 1];
-        lr_free(&n->alloc, e->errors, (e->n ? e->n : 1) * sizeof(int16_t));
-        n->groups.n_events--;
+        lr_evt_cancel(n, e);
         return err;
     }
     lr_groups_flush(n, now_ms);

@@ -100,6 +100,7 @@ LOGREP_API logrep_err logrep_node_new(const logrep_conf *conf, const logrep_stor
         return LOGREP_ERR__NOMEM;
     n->alloc = *a;
     lr_parts_init(n);
+    lr_events_init(n);
     n->logger = lr_conf_log(conf);
     n->conf = logrep_conf_dup(conf);
     n->st = storage;
@@ -202,6 +203,8 @@ LOGREP_API void logrep_node_free(logrep_node *n, int abandon)
     lr_strfree(&n->alloc, n->adv_host);
     lr_strfree(&n->alloc, n->ctl_host);
     logrep_conf_free(n->conf);
+    /* Last: freeing the rest may still complete or look up events. */
+    lr_events_free(n);
     lr_alloc a = n->alloc;
     lr_free(&a, n, sizeof *n);
 }
@@ -236,13 +239,19 @@ static void reap_conns(logrep_node *n)
     }
 }
 
-/* Answers what waits: produce completions to their parked requests, then
- * every parked request that may be done. */
+/* Answers what waits: produce completions to their parked requests and
+ * in-process calls, then every parked request that may be done. */
 static void wake(logrep_node *n, int64_t now_ms)
 {
     lr_produce_collect(n);
     lr_groups_flush(n, now_ms);
     lr_park_poll(n, now_ms);
+}
+
+void lr_node_wake(logrep_node *n, int64_t now_ms)
+{
+    if (n->park.list || lr_events_pending(n))
+        wake(n, now_ms);
 }
 
 static void broker_tick(logrep_node *n, int64_t now_ms)
@@ -309,8 +318,7 @@ LOGREP_API logrep_err logrep_node_request(logrep_node *n, uint64_t conn, const v
     }
     /* A produce may have moved data or the HW: answer waiting fetches and
      * produces now rather than at the next tick. */
-    if (n->park.list)
-        wake(n, now_ms);
+    lr_node_wake(n, now_ms);
     return err;
 }
 
@@ -326,8 +334,7 @@ LOGREP_API logrep_err logrep_node_response(logrep_node *n, uint64_t conn, const 
     /* Keep replication moving: the next fetch leaves at once, and answers
      * waiting on the HW go out now. */
     broker_tick(n, now_ms);
-    if (n->park.list)
-        wake(n, now_ms);
+    lr_node_wake(n, now_ms);
     return LOGREP_OK;
 }
 
@@ -376,8 +383,8 @@ LOGREP_API int64_t logrep_node_tick(logrep_node *n, int64_t now_ms)
         earliest(&next, lr_dirs_deadline(n, now_ms));
         earliest(&next, lr_groups_deadline(n, now_ms));
     }
-    if (n->park.woken)
-        next = now_ms; /* parked fetches to wake */
+    if (n->park.woken || lr_events_ready(n))
+        next = now_ms; /* parked fetches to wake, or events to poll */
     return next < now_ms ? now_ms : next;
 }
 

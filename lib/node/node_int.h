@@ -14,6 +14,8 @@
  *   groups.c       the group coordinator: its offsets partitions, appends,
  *                  FindCoordinator; api_group*.c, api_commit.c its APIs
  *   topicdirs.c    retiring partition directories
+ *   events.c       the event queue of in-process calls (logrep_node_poll);
+ *                  inproc_data.c, inproc_admin.c and groups_api.c its calls
  *   api_*.c        one file per broker API family; configs.c DescribeConfigs
  *   ctl_role.c     the controller role; ctl_api.c, ctl_create.c its APIs
  */
@@ -29,6 +31,7 @@
 #include "base/log.h"
 #include "base/prng.h"
 #include "controller/metadata.h"
+#include "logrep/inproc.h"
 #include "logrep/log.h"
 #include "logrep/node.h"
 #include "logrep/proto.h"
@@ -147,17 +150,6 @@ typedef struct lr_gappend {
     int err;
 } lr_gappend;
 
-/* An in-process commit (groups_api.c): waiting for its cookie's answer,
- * then done until logrep_node_poll takes it. */
-typedef struct lr_gevent {
-    uint64_t cookie;
-    uint64_t token;
-    int done;
-    int error;
-    int16_t *errors; /* n, per partition */
-    size_t n;
-} lr_gevent;
-
 /* The group coordinator's adapter (groups.c). */
 typedef struct lr_groups {
     struct lr_gc *gc;           /* NULL without the broker role */
@@ -178,11 +170,29 @@ typedef struct lr_groups {
     uint64_t seen_applies;      /* parts.applies when leadership was last followed */
     int seen_shutting_down;
     int track_again;            /* a load or append failed: look again */
-    lr_gevent *events;          /* in-process requests, oldest first */
-    size_t n_events, cap_events;
-    int16_t *polled;            /* the last polled event's errors */
-    size_t n_polled;
 } lr_groups;
+
+/* One in-process call (include/logrep/inproc.h) from its start to the
+ * poll that hands it to the host (events.c). The concern that started it
+ * fills ev and completes it; until then it is pending, found again by
+ * its (type, key) when it has a key. */
+typedef struct lr_evt {
+    struct lr_evt *prev, *next; /* the pending list; the done queue uses next */
+    logrep_node_event ev;       /* what the host gets; its pointers view own */
+    uint64_t key;               /* the concern's (0: none): a commit's cookie, a produce's token */
+    int64_t count;              /* the concern's: the records of a produce's batch */
+    void *own;                  /* bytes ev points at (errors, records) */
+    size_t own_len;
+} lr_evt;
+
+/* The event queue of in-process calls (events.c). */
+typedef struct lr_events {
+    lr_evt *pending;     /* started, not completed */
+    lr_hashmap by_key;   /* (type, key) -> a pending lr_evt */
+    lr_evt *head, *tail; /* completed, oldest completion first */
+    lr_evt *polled;      /* the last one taken: its pointers live until the next poll */
+    uint64_t key_seq;    /* lr_evt_new_key */
+} lr_events;
 
 struct lr_ctl_role;
 
@@ -217,6 +227,7 @@ struct logrep_node {
     lr_produce produce;
     lr_cleaning cleaning;
     lr_groups groups;
+    lr_events events;
     struct lr_ctl_role *ctl; /* ctl_role.c; NULL without the role */
 
     /* The request being handled and its answer (dispatch.c); handlers get
@@ -233,6 +244,42 @@ struct logrep_node {
  * the node closed itself is dropped first, should the host reuse its id.
  * NULL when out of memory or absent. */
 lr_conn *lr_node_conn_for(logrep_node *n, uint64_t id, int create);
+/* After input that may have moved data or a HW, when requests or
+ * in-process calls wait: produce completions to those waiting, then every
+ * parked request that may be done. */
+void lr_node_wake(logrep_node *n, int64_t now_ms);
+
+/* ---- events.c: the event queue of in-process calls ---- */
+void lr_events_init(logrep_node *n);
+/* Starts an in-process call's event of `type` for the caller's token:
+ * pending, its other fields 0 / NULL / -1. A nonzero key finds it again
+ * (lr_evt_find) until it completes. NULL when out of memory. */
+lr_evt *lr_evt_start(logrep_node *n, int type, uint64_t token, uint64_t key);
+/* The pending event of (type, key), or NULL. */
+lr_evt *lr_evt_find(logrep_node *n, int type, uint64_t key);
+/* len zeroed bytes the event's pointers may view, freed with the event;
+ * NULL when out of memory. One allocation per event. */
+void *lr_evt_alloc(logrep_node *n, lr_evt *e, size_t len);
+/* Completes e with error: queued for logrep_node_poll, after those
+ * completed before it. */
+void lr_evt_done(logrep_node *n, lr_evt *e, int error);
+/* Withdraws a pending e: its call returns an error and no event. */
+void lr_evt_cancel(logrep_node *n, lr_evt *e);
+/* 1 when logrep_node_poll has an event to give. */
+int lr_events_ready(const logrep_node *n);
+/* 1 when an in-process call waits on the node. */
+int lr_events_pending(const logrep_node *n);
+/* Frees every event, pending, queued and polled. */
+void lr_events_free(logrep_node *n);
+/* A new nonzero key for an in-process call's event, below bit 62. */
+uint64_t lr_evt_new_key(logrep_node *n);
+
+/* ---- inproc_data.c: in-process produce, fetch, list offsets ---- */
+/* Produce tokens with this bit are in-process produces' appends. */
+#define LR_INPROC_TOKEN (UINT64_C(1) << 62)
+/* A completion of an in-process acks=all produce (token has
+ * LR_INPROC_TOKEN): its event completes. */
+void lr_inproc_produce_done(logrep_node *n, const lr_produce_res *r);
 
 /* ---- dispatch.c: requests ---- */
 enum { LR_ROLE_BROKER = 1, LR_ROLE_CONTROLLER = 2 };
@@ -335,11 +382,28 @@ void lr_dirs_free(logrep_node *n);
 int lr_api_versions(logrep_node *n, const lr_req *r);
 int lr_api_metadata(logrep_node *n, const lr_req *r);
 int lr_api_produce(logrep_node *n, const lr_req *r);
+/* Appends one partition's batch as Produce does (the same lookups, checks
+ * and codec), the bytes copied; len bytes of name (not NUL-terminated).
+ * res->parked: it completes later with token (lr_produce_collect).
+ * *records gets the batch's record count. */
+void lr_produce_one(logrep_node *n, const char *name, int32_t len, int32_t index,
+                    const uint8_t *recs, size_t rlen, int16_t acks, int64_t timeout,
+                    uint64_t token, int64_t now_ms, lr_produce_res *res, int32_t *records);
+/* The base offset a produce answer gives: -1 on an error other than
+ * NOT_ENOUGH_REPLICAS_AFTER_APPEND. */
+int64_t lr_produce_base_offset(const lr_produce_res *res);
 /* Moves every partition's produce completions into the parked produces. */
 void lr_produce_collect(logrep_node *n);
 /* Moves p's (before p is closed). */
 void lr_produce_collect_part(logrep_node *n, lr_npart *p);
 int lr_api_fetch(logrep_node *n, const lr_req *r);
+/* Fetches from hosted partition p (lr_partition_fetch); a fetch that
+ * moved the HW wakes those parked on p. */
+void lr_fetch_part(logrep_node *n, lr_npart *p, const lr_fetch_req *fr, int64_t now_ms,
+                   lr_fetch_res *res);
+/* Reads a log slice's bytes into dst (sl->length of them): 0 or the
+ * storage's error. */
+int lr_slice_read(logrep_node *n, const logrep_log_slice *sl, void *dst);
 int lr_api_list_offsets(logrep_node *n, const lr_req *r);
 int lr_api_epoch_end(logrep_node *n, const lr_req *r);
 int lr_api_describe_configs(logrep_node *n, const lr_req *r);
@@ -350,6 +414,12 @@ int lr_api_forward_admin(logrep_node *n, const lr_req *r);
  * none); AGAIN when it cannot be asked now. */
 int lr_admin_create_topic(logrep_node *n, const char *name, int32_t partitions, int16_t rf,
                           const char *const *configs, int64_t now_ms);
+/* Builds in n->peers.out a CreateTopics v5 of one topic for the
+ * controller, with n_configs configs names[i * stride] = values[i *
+ * stride] (a NULL value is null). 0 or NOMEM. */
+int lr_admin_create_request(logrep_node *n, const char *name, int32_t partitions, int16_t rf,
+                            const char *const *names, const char *const *values, size_t stride,
+                            size_t n_configs, int32_t timeout_ms);
 /* Sets the ApiKeys of r->resp to what r->conn is served. */
 int lr_fill_api_versions(logrep_node *n, const lr_req *r);
 
@@ -378,7 +448,6 @@ void *lr_garena_alloc(logrep_node *n, size_t size);
 /* groups_api.c: 1 when a is the answer of an in-process request. */
 struct lr_gc_answer;
 int lr_groups_inproc_answer(logrep_node *n, const struct lr_gc_answer *a);
-void lr_groups_api_free(logrep_node *n);
 /* Starts a request: the arena is emptied, the time set. */
 void lr_groups_begin(logrep_node *n, int64_t now_ms);
 
@@ -464,6 +533,15 @@ int lr_ctl_api_alter_partition(logrep_node *n, const lr_req *r);
 int lr_ctl_api_delete_topics(logrep_node *n, const lr_req *r);
 int lr_ctl_api_allocate_pids(logrep_node *n, const lr_req *r);
 int lr_ctl_api_create_topics(logrep_node *n, const lr_req *r);
+/* CreateTopics of one topic on this node's controller, with the checks,
+ * bound and records of lr_ctl_api_create_topics: 0, the topic's Kafka
+ * error, or a local failure. */
+int lr_ctl_create_one(logrep_node *n, const char *name, int32_t partitions, int32_t rf,
+                      const char *const *names, const char *const *values, size_t n_configs,
+                      int64_t now_ms);
+/* DeleteTopics of the topic named by len bytes at p on this node's
+ * controller: 0 or the topic's error. */
+int lr_ctl_delete_named(logrep_node *n, const char *p, size_t len, int64_t now_ms);
 /* ctl_alter.c */
 int lr_ctl_api_alter_configs(logrep_node *n, const lr_req *r);
 int lr_ctl_api_incremental_alter_configs(logrep_node *n, const lr_req *r);

@@ -1,10 +1,19 @@
 /* Parked requests: an acks=all produce waiting for its replicas, a Fetch
- * waiting for min_bytes, an admin request forwarded to the controller.
- * Each keeps its connection's response slot so later answers on that
+ * waiting for min_bytes, an admin request forwarded to the controller,
+ * and the in-process calls that wait the same way. Each wire request
+ * keeps its connection's response slot so later answers on that
  * connection stay in order, and is polled when something it may be
  * waiting for changed or its deadline passed. The kinds are in the files
- * of their APIs; this file only keeps the list. */
+ * of their APIs; this file keeps the list and what wakes a parked read
+ * (the partitions it tracks). */
 #include "node/node_int.h"
+
+void lr_park_hold(logrep_node *n, lr_parked *d, const lr_park_ops *ops)
+{
+    d->ops = ops;
+    d->next = n->park.list;
+    n->park.list = d;
+}
 
 int lr_park_add(logrep_node *n, lr_conn *c, const logrep_msg *msg, lr_parked *d,
                 const lr_park_ops *ops)
@@ -12,13 +21,11 @@ int lr_park_add(logrep_node *n, lr_conn *c, const logrep_msg *msg, lr_parked *d,
     d->slot = lr_conn_slot(n, c);
     if (!d->slot)
         return LOGREP_ERR__NOMEM;
-    d->ops = ops;
     d->conn = c;
     d->api_key = (int16_t)logrep_msg_api_key(msg);
     d->version = (int16_t)logrep_msg_version(msg);
     d->correlation_id = logrep_msg_correlation_id(msg);
-    d->next = n->park.list;
-    n->park.list = d;
+    lr_park_hold(n, d, ops);
     return 0;
 }
 
@@ -68,6 +75,13 @@ int64_t lr_park_deadline(const logrep_node *n, int64_t now_ms)
     return next < now_ms ? now_ms : next;
 }
 
+int64_t lr_parked_deadline(const logrep_node *n, const lr_parked *d, int64_t now_ms)
+{
+    (void)n;
+    (void)now_ms;
+    return d->deadline;
+}
+
 void lr_park_drop_conn(logrep_node *n, lr_conn *c)
 {
     lr_parked *d = n->park.list;
@@ -102,4 +116,53 @@ void lr_node_metadata_changed(logrep_node *n)
 {
     n->park.woken = 1;
     n->park.md_seq = ++n->park.seq;
+}
+
+/* ------------------------------------------------------------ tracked reads */
+
+void lr_park_track_reset(lr_park_track *t)
+{
+    t->n = 0;
+    t->any = t->md = 0;
+}
+
+void lr_park_track_add(logrep_node *n, lr_park_track *t, const lr_npart *p)
+{
+    if (t->any)
+        return;
+    if (t->n == t->cap) {
+        int32_t cap = t->cap ? t->cap * 2 : 8;
+        int32_t *idx = lr_realloc(&n->alloc, t->idx, (size_t)t->cap * sizeof *idx,
+                                  (size_t)cap * sizeof *idx);
+        if (!idx) {
+            t->any = 1; /* woken by any change instead */
+            return;
+        }
+        t->idx = idx;
+        t->cap = cap;
+    }
+    t->idx[t->n++] = (int32_t)(p - n->parts.v);
+}
+
+int lr_park_track_due(const logrep_node *n, const lr_park_track *t, int64_t deadline,
+                      int64_t now_ms)
+{
+    if (now_ms >= deadline || n->life.shutting_down || n->park.all_seq > t->seen_seq ||
+        (t->md && n->park.md_seq > t->seen_seq))
+        return 1;
+    if (t->any)
+        return n->park.seq > t->seen_seq;
+    for (int32_t i = 0; i < t->n; i++) {
+        int32_t k = t->idx[i];
+        if (k >= 0 && (size_t)k < n->parts.n && n->parts.v[k].changed_seq > t->seen_seq)
+            return 1;
+    }
+    return 0;
+}
+
+void lr_park_track_free(logrep_node *n, lr_park_track *t)
+{
+    lr_free(&n->alloc, t->idx, (size_t)t->cap * sizeof *t->idx);
+    t->idx = NULL;
+    t->cap = t->n = 0;
 }

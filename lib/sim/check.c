@@ -12,6 +12,7 @@
  * replicas. The rest: check_rlog.c (the replica logs as the checker reads
  * them), check_clients.c (what clients are told), check_heal.c (liveness
  * after the heal), check_groups.c (consumer groups). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

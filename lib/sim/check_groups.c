@@ -28,6 +28,7 @@
  * 1, an unclean election) may lose commits. The commits of that
  * partition's groups are then no longer held acknowledged (logged). */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -3,6 +3,7 @@
  * from the leader, ListOffsets) and one-shot requests for scenarios.
  * One request per connection: a connection reset is an indeterminate
  * outcome, retried as Kafka clients do. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -19,6 +19,7 @@
  * and rebalance), group_consume.c (consuming and committing), group_wire.c
  * (the requests and the consumer protocol's bytes). */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

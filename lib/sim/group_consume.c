@@ -3,6 +3,7 @@
  * answers of Fetch, Metadata, OffsetFetch and OffsetCommit, and the
  * OffsetFetch probe of logrep_sim_offset_fetch. */
 #include <stdint.h>
+#include <stdio.h>
 
 #include "proto/fields.h"
 #include "sim/group_int.h"

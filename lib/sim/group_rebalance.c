@@ -2,6 +2,7 @@
  * member's state changes (rejoin, coordinator lost, gone) and the answers
  * of FindCoordinator, JoinGroup, SyncGroup and Heartbeat. */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "proto/fields.h"

@@ -3,6 +3,7 @@
  * subscription and assignment bytes (the leader's range and round robin
  * assignors included). */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

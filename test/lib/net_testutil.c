@@ -338,6 +338,25 @@ int leader_of(net *w, int via, const char *topic, int part, int32_t *epoch)
     return leader;
 }
 
+size_t values_batch(uint8_t *buf, size_t cap, const char *prefix, int n, int64_t ts)
+{
+    logrep_batch_builder *b;
+    cr_assert_eq(logrep_batch_builder_new(NULL, &b), LOGREP_OK);
+    for (int i = 0; i < n; i++) {
+        char v[64];
+        snprintf(v, sizeof v, "%s%d", prefix, i);
+        cr_assert_eq(logrep_batch_builder_add(b, ts + i, "k", 1, v, (int32_t)strlen(v), NULL, 0),
+                     LOGREP_OK);
+    }
+    const uint8_t *out;
+    size_t len;
+    cr_assert_eq(logrep_batch_builder_finish(b, &out, &len), LOGREP_OK);
+    cr_assert_leq(len, cap);
+    memcpy(buf, out, len);
+    logrep_batch_builder_free(b);
+    return len;
+}
+
 /* Sends one Produce v7 carrying `batch` as the partition's records;
  * returns the connection to wait on. */
 uint64_t produce_send_raw(net *w, int to, const char *topic, int part, const void *batch,

@@ -83,6 +83,10 @@ void one_node(net *w);
 logrep_struct *elem(logrep_struct *s, const char *name, int32_t i);
 /* Leader of topic/partition per node `via`'s metadata; -1 if none. */
 int leader_of(net *w, int via, const char *topic, int part, int32_t *epoch);
+/* Builds into buf (cap bytes) one uncompressed batch of n records, key
+ * "k", values "<prefix><i>" (at most 63 bytes), timestamps ts + i; returns
+ * its length. */
+size_t values_batch(uint8_t *buf, size_t cap, const char *prefix, int n, int64_t ts);
 /* Sends one Produce v7 carrying `batch` as the partition's records;
  * returns the connection to wait on. */
 uint64_t produce_send_raw(net *w, int to, const char *topic, int part, const void *batch,
