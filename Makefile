@@ -1,7 +1,9 @@
 # liblogrep — GNU make build.
 #
 #   make                 library (static + shared), tools, examples, symbol check
-#   make test            deps, then every test under ASan + UBSan (Criterion)
+#   make test            deps, then every test under ASan + UBSan (Criterion),
+#                        then the Python binding's (python-test)
+#   make python-test     the Python binding's tests (bindings/python, pytest)
 #   make check-abi       the shared library's ABI against abi/liblogrep.abi
 #   make demo            deps, then the main example
 #   make bench           benchmarks (optimised build), each prints ratios
@@ -71,7 +73,8 @@ STATIC_LIB := $(B)/liblogrep.a
 SHARED_LIB := $(B)/liblogrep.so.$(VERSION)
 
 .PHONY: all lib tools examples test sweep demo bench fuzz soak deps install uninstall interop bench-broker \
-        clean check-symbols check-layering check-header check-install check-abi abi-baseline
+        clean check-symbols check-layering check-header check-install check-abi abi-baseline \
+        python-test
 
 all: lib tools examples check-symbols check-layering
 
@@ -321,8 +324,16 @@ test: deps
 	    $(B)/test/replay_$$t fuzz/corpus/$$t || exit 1; fi; done
 	@st=0; $(B)/test/logrep_test --jobs $(TEST_JOBS) $(TEST_ARGS) || st=1; \
 	$(B)/asan/examples/appliance || st=1; \
+	$(MAKE) --no-print-directory python-test || st=1; \
 	if [ "$(INTEROP)" != 0 ]; then $(MAKE) --no-print-directory interop || st=1; fi; \
 	exit $$st
+
+# The Python binding (bindings/python): cffi in ABI mode over this tree's
+# headers and the release shared library. Debian's interpreter, which has
+# python3-cffi and python3-pytest (tools/deps.sh).
+python-test: lib
+	LOGREP_LIBRARY=$(CURDIR)/$(B)/liblogrep.so LOGREP_INCLUDE_DIR=$(CURDIR)/include \
+	  /usr/bin/python3 -m pytest -q bindings/python/tests
 
 # Every fault sweep at every call (make test runs every few calls of the
 # larger ones; docs/testing.md).
