@@ -615,7 +615,7 @@ int main(void)
         pthread_join(th[k], NULL);
     int leader = -1;
     for (int k = 1; k <= NODES && leader < 0; k++) {
-        logrep_partition_info pi;
+        logrep_node_partition_info pi;
         for (size_t i = 0; logrep_node_partition(nodes[k], i, &pi) == LOGREP_OK; i++)
             if (pi.role == 1)
                 leader = k;

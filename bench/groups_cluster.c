@@ -310,7 +310,7 @@ int64_t offsets_log_end(void)
         if (!W.node[id])
             continue;
         for (size_t i = 0; i < logrep_node_partition_count(W.node[id]); i++) {
-            logrep_partition_info pi;
+            logrep_node_partition_info pi;
             if (logrep_node_partition(W.node[id], i, &pi) == LOGREP_OK && pi.role == 1 &&
                 !strcmp(pi.topic, OFFSETS_TOPIC))
                 sum += pi.log_end_offset;

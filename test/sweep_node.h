@@ -124,7 +124,7 @@ static inline void sn_dump(sn_run *r)
 {
     for (int id = 1; id <= r->n; id++)
         for (size_t i = 0; r->w.node[id] && i < logrep_node_partition_count(r->w.node[id]); i++) {
-            logrep_partition_info pi;
+            logrep_node_partition_info pi;
             logrep_node_partition(r->w.node[id], i, &pi);
             fprintf(stderr, "node %d %s-%d role %d leader %d epoch %d LEO %lld HW %lld isr %d\n",
                     id, pi.topic, pi.partition, pi.role, pi.leader, pi.leader_epoch,
@@ -329,7 +329,7 @@ static inline int sn_usable(sn_run *r)
     for (int part = 0; part < r->parts; part++) {
         int64_t end = -1;
         for (int id = 1; id <= r->n; id++) {
-            logrep_partition_info pi;
+            logrep_node_partition_info pi;
             int64_t leo = -2;
             for (size_t i = 0; r->w.node[id] && i < logrep_node_partition_count(r->w.node[id]); i++)
                 if (logrep_node_partition(r->w.node[id], i, &pi) == 0 && !strcmp(pi.topic, "t") &&

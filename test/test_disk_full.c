@@ -60,9 +60,9 @@ static void produce_ok(net *w, int64_t offset)
     cr_assert_eq(base, offset);
 }
 
-static logrep_partition_info df_info(net *w)
+static logrep_node_partition_info df_info(net *w)
 {
-    logrep_partition_info p;
+    logrep_node_partition_info p;
     for (size_t i = 0; i < logrep_node_partition_count(w->node[1]); i++) {
         cr_assert_eq(logrep_node_partition(w->node[1], i, &p), LOGREP_OK);
         if (strcmp(p.topic, "df") == 0)
@@ -78,7 +78,7 @@ static void expect_counts(net *w, int64_t errors, int failing)
     logrep_node_stats_get(w->node[1], &st);
     cr_assert_eq(st.append_errors, errors);
     cr_assert_eq(st.append_failing, failing);
-    logrep_partition_info p = df_info(w);
+    logrep_node_partition_info p = df_info(w);
     cr_assert_eq(p.append_errors, errors);
     cr_assert_eq(p.append_failing, failing);
 }
@@ -174,7 +174,7 @@ Test(disk_full, roll_that_cannot_create_files_is_retried)
     expect_readable(&w, n);
     cr_assert_eq(logrep_storage_crash_inject(w.st[1], LOGREP_STORAGE_OP_META, 0, 0, 0), LOGREP_OK);
     produce_ok(&w, n);
-    logrep_partition_info p = df_info(&w);
+    logrep_node_partition_info p = df_info(&w);
     cr_assert_eq(p.segments, segs + 1, "the roll happened once files could be created");
     cr_assert_eq(p.append_failing, 0);
     cr_assert_eq(lc.resumed, 1);

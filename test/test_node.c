@@ -79,7 +79,7 @@ Test(node, cluster_produces_replicates_and_fails_over)
         size_t np = logrep_node_partition_count(w.node[id]);
         cr_assert_eq(np, 3u, "node %d hosts %zu partitions", id, np);
         for (size_t i = 0; i < np; i++) {
-            logrep_partition_info pi;
+            logrep_node_partition_info pi;
             cr_assert_eq(logrep_node_partition(w.node[id], i, &pi), LOGREP_OK);
             if (pi.partition == part) {
                 cr_assert_eq(pi.log_end_offset, 5, "node %d", id);
@@ -222,7 +222,7 @@ static void run_past_session_timeout(net *w)
 static int64_t hosted_end(net *w, int id, const char *topic, int part)
 {
     for (size_t i = 0; i < logrep_node_partition_count(w->node[id]); i++) {
-        logrep_partition_info pi;
+        logrep_node_partition_info pi;
         cr_assert_eq(logrep_node_partition(w->node[id], i, &pi), LOGREP_OK);
         if (strcmp(pi.topic, topic) == 0 && pi.partition == part)
             return pi.log_end_offset;
@@ -613,7 +613,7 @@ static const bad_case bad_cases[] = {
     {"trailing byte after the records", LOGREP_ERR_CORRUPT_MESSAGE},
 };
 
-static int part_info(net *w, int id, const char *topic, int part, logrep_partition_info *out)
+static int part_info(net *w, int id, const char *topic, int part, logrep_node_partition_info *out)
 {
     for (size_t i = 0; i < logrep_node_partition_count(w->node[id]); i++)
         if (logrep_node_partition(w->node[id], i, out) == LOGREP_OK &&
@@ -644,7 +644,7 @@ Test(node_validate, corrupt_insides_refused_rf3_acks_all)
     }
     run(&w, 1000);
     for (int id = 1; id <= 3; id++) {
-        logrep_partition_info pi;
+        logrep_node_partition_info pi;
         cr_assert(part_info(&w, id, "bad", 0, &pi), "node %d hosts bad-0", id);
         cr_assert_eq(pi.log_end_offset, 0, "node %d has %lld offsets", id, (long long)pi.log_end_offset);
     }
@@ -656,7 +656,7 @@ Test(node_validate, corrupt_insides_refused_rf3_acks_all)
     cr_assert_eq(lat, -1, "CreateTime answers log_append_time -1");
     run(&w, 1000);
     for (int id = 1; id <= 3; id++) {
-        logrep_partition_info pi;
+        logrep_node_partition_info pi;
         cr_assert(part_info(&w, id, "bad", 0, &pi));
         cr_assert_eq(pi.log_end_offset, 2, "node %d", id);
     }
@@ -708,7 +708,7 @@ Test(node_config, topic_configs_applied_and_changed)
     }
     run(&w, 500);
     for (int id = 1; id <= 3; id++) {
-        logrep_partition_info pi;
+        logrep_node_partition_info pi;
         cr_assert(part_info(&w, id, "tc", 0, &pi));
         cr_assert_eq(pi.log_end_offset, 8, "node %d", id);
         cr_assert_geq(pi.segments, 2, "node %d: segment.bytes=300 gave %d segments", id,
@@ -763,7 +763,7 @@ Test(node_retention, time_and_size_retention_survive_restart)
         }
     }
     run(&w, 100);
-    logrep_partition_info pi;
+    logrep_node_partition_info pi;
     cr_assert(part_info(&w, leaders[0], "rt", 0, &pi));
     cr_assert_eq(pi.log_start_offset, 0, "nothing is 4 s old yet");
     cr_assert_geq(pi.segments, 4);

@@ -133,7 +133,7 @@ Test(node_compact, replicas_clean_on_the_tick_and_consumers_read_the_last_values
     for (int id = 1; id <= 3; id++) {
         int found = 0;
         for (size_t i = 0; i < logrep_node_partition_count(w.node[id]); i++) {
-            logrep_partition_info pi;
+            logrep_node_partition_info pi;
             cr_assert_eq(logrep_node_partition(w.node[id], i, &pi), 0);
             if (strcmp(pi.topic, "cmp") != 0)
                 continue;

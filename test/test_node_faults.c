@@ -102,7 +102,7 @@ Test(node_faults, failing_partition_setup_is_logged_and_backs_off)
     run(&r->w, 1000);
     int hosted = 0;
     for (size_t i = 0; i < logrep_node_partition_count(r->w.node[r->F]); i++) {
-        logrep_partition_info pi;
+        logrep_node_partition_info pi;
         logrep_node_partition(r->w.node[r->F], i, &pi);
         hosted |= !strcmp(pi.topic, "v") && pi.role != 0;
     }

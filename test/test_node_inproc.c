@@ -578,7 +578,7 @@ Test(node_inproc, leader_lost_under_acks_all, .timeout = 120)
     int down = -1;
     for (int id = 2; id <= 4; id++) {
         for (size_t i = 0; id != l && i < logrep_node_partition_count(w.node[id]); i++) {
-            logrep_partition_info pi;
+            logrep_node_partition_info pi;
             logrep_node_partition(w.node[id], i, &pi);
             if (!strcmp(pi.topic, "t") && pi.partition == part && pi.role == 2)
                 down = id;

@@ -309,7 +309,7 @@ void metrics_write(FILE *o, const broker_metrics *m, logrep_node *node, int32_t 
         fprintf(o, "# HELP %s %s\n# TYPE %s %s\n", pm[k].name, pm[k].help, pm[k].name,
                 strstr(pm[k].name, "_total") ? "counter" : "gauge");
         for (size_t i = 0; i < np; i++) {
-            logrep_partition_info p;
+            logrep_node_partition_info p;
             if (logrep_node_partition(node, i, &p) != LOGREP_OK)
                 continue;
             int64_t v[] = {p.role == 1, p.leader, p.leader_epoch, p.log_start_offset,
@@ -324,7 +324,7 @@ void metrics_write(FILE *o, const broker_metrics *m, logrep_node *node, int32_t 
     fprintf(o, "# HELP logrep_partition_dirty_ratio Dirty share of a compacted partition's cleanable bytes.\n"
                "# TYPE logrep_partition_dirty_ratio gauge\n");
     for (size_t i = 0; i < np; i++) {
-        logrep_partition_info p;
+        logrep_node_partition_info p;
         if (logrep_node_partition(node, i, &p) == LOGREP_OK && p.compacted)
             fprintf(o, "logrep_partition_dirty_ratio{node=\"%d\",topic=\"%s\",partition=\"%d\"} %g\n",
                     (int)id, p.topic, (int)p.partition, p.dirty_ratio);

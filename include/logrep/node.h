@@ -171,7 +171,7 @@ LOGREP_API int logrep_node_shutdown_done(const logrep_node *node);
  * ---------------------------------------------------------------------- */
 
 /** One partition replica on this node. */
-typedef struct logrep_partition_info {
+typedef struct logrep_node_partition_info {
     const char *topic;            /**< borrowed until the next node call */
     int32_t partition;
     int32_t role;                 /**< 0 none, 1 leader, 2 follower */
@@ -197,13 +197,13 @@ typedef struct logrep_partition_info {
     int64_t cleaner_bytes_read;   /**< segment bytes read by completed passes */
     int64_t cleaner_passes;
     int64_t last_clean_ms;        /**< host time the last pass ended; -1 none */
-} logrep_partition_info;
+} logrep_node_partition_info;
 
 /** Number of partition replicas hosted, and the i-th of them.
  *  @return LOGREP_OK or LOGREP_ERR__END past the last. */
 LOGREP_API size_t logrep_node_partition_count(const logrep_node *node);
 LOGREP_API logrep_err logrep_node_partition(const logrep_node *node, size_t i,
-                                            logrep_partition_info *out);
+                                            logrep_node_partition_info *out);
 
 /** Node counters. */
 typedef struct logrep_node_stats {

@@ -412,7 +412,7 @@ LOGREP_API size_t logrep_node_partition_count(const logrep_node *n)
 }
 
 LOGREP_API logrep_err logrep_node_partition(const logrep_node *n, size_t i,
-                                            logrep_partition_info *out)
+                                            logrep_node_partition_info *out)
 {
     if (!n || !out)
         return LOGREP_ERR__INVALID_ARG;

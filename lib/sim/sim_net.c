@@ -48,7 +48,7 @@ static int net_hold(void *ctx, lr_memnet_msg *m)
         lr_sim_served *sv = m->extra;
         for (int32_t p = 0; p < LR_SIM_MAXP; p++)
             sv->epoch[p] = -1;
-        logrep_partition_info pi;
+        logrep_node_partition_info pi;
         if (m->to >= LR_SIM_ACTOR0 && lr_sim_is_node(s, m->from) && s->node[m->from])
             for (size_t i = 0; logrep_node_partition(s->node[m->from], i, &pi) == LOGREP_OK; i++)
                 if (pi.partition >= 0 && pi.partition < LR_SIM_MAXP && !strcmp(pi.topic, LR_SIM_TOPIC))

@@ -110,10 +110,10 @@ class Event:
 
 
 class PartitionInfo:
-    """One partition replica on a node (logrep_partition_info)."""
+    """One partition replica on a node (logrep_node_partition_info)."""
 
     def __init__(self, info):
-        d = _struct_dict(info, "logrep_partition_info")
+        d = _struct_dict(info, "logrep_node_partition_info")
         d["topic"] = ffi.string(info.topic).decode() if info.topic != ffi.NULL else None
         self.__dict__.update(d)
 
@@ -683,7 +683,7 @@ class Node(Handle):
     def partitions(self):
         """Every partition replica this node hosts: [PartitionInfo]."""
         out = []
-        info = ffi.new("logrep_partition_info *")
+        info = ffi.new("logrep_node_partition_info *")
         for i in range(lib.logrep_node_partition_count(self.ptr)):
             if lib.logrep_node_partition(self.ptr, i, info) == 0:
                 out.append(PartitionInfo(info[0]))

@@ -50,7 +50,7 @@ SAMPLES = {
     "logrep/node.h": {
         "functions": ["logrep_node_new", "logrep_node_tick", "logrep_node_request",
                       "logrep_node_free", "logrep_node_describe"],
-        "types": ["logrep_transport", "logrep_partition_info", "logrep_node_stats"],
+        "types": ["logrep_transport", "logrep_node_partition_info", "logrep_node_stats"],
         "constants": {"LOGREP_TRANSPORT_VERSION": 1},
     },
     "logrep/inproc.h": {
