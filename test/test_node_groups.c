@@ -387,9 +387,24 @@ Test(node_groups, in_process_commit_fetch_describe_lag, .timeout = 120)
     run(&w, 1500);
     for (int i = 0; i < 5; i++)
         cr_assert_eq(produce(&w, 1, "t", 0, "v", -1, NULL), 0);
-    cr_assert_eq(coordinator(&w, "inproc"), 1);
-    run(&w, 500);
+    /* In process, as FindCoordinator: the first asks create the offsets
+     * topic and answer COORDINATOR_NOT_AVAILABLE until it has a leader. */
     logrep_node *n = w.node[1];
+    int32_t cid = 5;
+    cr_assert_eq(logrep_node_group_coordinator(NULL, "inproc", w.now, &cid), LOGREP_ERR__INVALID_ARG);
+    cr_assert_eq(logrep_node_group_coordinator(n, NULL, w.now, &cid), LOGREP_ERR__INVALID_ARG);
+    cr_assert_eq(logrep_node_group_coordinator(n, "inproc", w.now, NULL), LOGREP_ERR__INVALID_ARG);
+    logrep_err ce = logrep_node_group_coordinator(n, "inproc", w.now, &cid);
+    cr_assert_eq(ce, LOGREP_ERR_COORDINATOR_NOT_AVAILABLE);
+    cr_assert_eq(cid, -1);
+    for (int i = 0; i < 50 && ce; i++) {
+        run(&w, 200);
+        ce = logrep_node_group_coordinator(n, "inproc", w.now, &cid);
+    }
+    cr_assert_eq(ce, LOGREP_OK);
+    cr_assert_eq(cid, 1);
+    cr_assert_eq(coordinator(&w, "inproc"), 1); /* the wire agrees */
+    run(&w, 500);
     logrep_group_offset o[2] = {{"t", 0, 3, -1, "m0", 0}, {"t", 1, 0, 7, NULL, 0}};
     logrep_group_offset bad = {"missing", 0, 1, -1, NULL, 0};
     cr_assert_eq(logrep_node_commit_offsets(n, "inproc", &bad, 1, 9, w.now),

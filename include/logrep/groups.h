@@ -40,6 +40,19 @@ typedef struct logrep_group_offset {
     int16_t error;        /**< fetch: the partition's error (UNSTABLE_OFFSET_COMMIT) */
 } logrep_group_offset;
 
+/** The node that coordinates `group`, as FindCoordinator answers a
+ *  client: it leads the group's `__consumer_offsets` partition. The first
+ *  call on a cluster without that topic asks the controller to create it
+ *  (offsets.topic.num.partitions, offsets.topic.replication.factor capped
+ *  by the live brokers, compacted) and answers COORDINATOR_NOT_AVAILABLE:
+ *  ask again after ticks, as a client retries.
+ *  @return LOGREP_OK with *node_id set; LOGREP_ERR_COORDINATOR_NOT_AVAILABLE
+ *  with *node_id -1 (no topic yet, its partition has no live leader, or
+ *  this node runs no coordinator); LOGREP_ERR__INVALID_ARG (a NULL
+ *  argument). */
+LOGREP_API logrep_err logrep_node_group_coordinator(logrep_node *node, const char *group,
+                                                    int64_t now_ms, int32_t *node_id);
+
 /** Commits offsets[0..count) for `group` as a simple commit (no member or
  *  generation, as Kafka's admin AlterConsumerGroupOffsets does; refused
  *  with UNKNOWN_MEMBER_ID while the group has members). The node copies

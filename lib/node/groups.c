@@ -562,6 +562,14 @@ static coord find(logrep_node *n, int8_t key_type, const char *key, int32_t klen
     return c;
 }
 
+int lr_groups_coordinator(logrep_node *n, const char *group, int64_t now_ms, int32_t *node_id)
+{
+    lr_groups_begin(n, now_ms);
+    coord c = find(n, 0, group, (int32_t)strnlen(group, INT32_MAX), now_ms);
+    *node_id = c.b ? c.b->id : -1;
+    return c.error;
+}
+
 static void fill_coord(logrep_struct *s, coord c)
 {
     lr_f_set_int(s, LR_FN_ErrorCode, c.error);

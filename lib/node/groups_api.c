@@ -26,6 +26,14 @@ int lr_groups_inproc_answer(logrep_node *n, const lr_gc_answer *a)
     return 1;
 }
 
+LOGREP_API logrep_err logrep_node_group_coordinator(logrep_node *n, const char *group,
+                                                    int64_t now_ms, int32_t *node_id)
+{
+    if (!n || !group || !node_id)
+        return LOGREP_ERR__INVALID_ARG;
+    return lr_groups_coordinator(n, group, now_ms, node_id);
+}
+
 LOGREP_API logrep_err logrep_node_commit_offsets(logrep_node *n, const char *group,
                                                  const logrep_group_offset *offsets,
                                                  size_t count, uint64_t token, int64_t now_ms)

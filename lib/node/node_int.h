@@ -439,6 +439,9 @@ void lr_groups_completion(logrep_node *n, const lr_produce_res *r);
 /* Reports completed appends to the coordinator. */
 void lr_groups_flush(logrep_node *n, int64_t now_ms);
 int lr_api_find_coordinator(logrep_node *n, const lr_req *r);
+/* FindCoordinator for one group, in process: the coordinator's node id
+ * (-1 with the error), asking for the offsets topic when it is missing. */
+int lr_groups_coordinator(logrep_node *n, const char *group, int64_t now_ms, int32_t *node_id);
 /* The request's string field as a C string in the request's arena; NULL
  * when null, absent, holding a NUL, or out of memory (*nomem set). */
 const char *lr_gstr(logrep_node *n, const logrep_struct *s, lr_fname f, int *nomem);

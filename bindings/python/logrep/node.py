@@ -23,6 +23,7 @@ from ._handle import Handle
 from .batch import iter_batches, iter_records
 from .conf import as_conf
 from .errors import LogrepError, check, err_name
+from .groups import GroupsMixin
 from .log import Storage, _struct_dict
 from .proto import Message
 
@@ -487,7 +488,7 @@ class Client:
 
 # ---------------------------------------------------------------- node
 
-class Node(Handle):
+class Node(GroupsMixin, Handle):
     """A logrep_node on a Network.
 
     conf: a Conf or a dict of properties (node.id, process.roles,
@@ -497,7 +498,7 @@ class Node(Handle):
     Conf.set_logger (a callable or a logging.Logger).
 
     In-process calls (produce, fetch, list_offsets, create_topic,
-    delete_topic) return a token at once; their outcome is an Event,
+    delete_topic, and commit_offsets of GroupsMixin) return a token at once; their outcome is an Event,
     collected after each network round and taken with wait(token) or
     poll(). Closing frees the node (close(abandon=True) as a power loss
     would) and closes its connections, which its peers see.
