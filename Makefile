@@ -155,11 +155,21 @@ abi-baseline: $(B)/liblogrep.so
 	@sh tools/check_abi.sh baseline $(SHARED_LIB) $(ABI_BASELINE)
 
 
+# Every public header, alone and all together, compiles as C99 (pedantic)
+# and C++, so bindings and C++ hosts can include any of them.
+PUBLIC_HDRS := include/logrep.h $(sort $(wildcard include/logrep/*.h))
 check-header: lib
-	@printf '#include <logrep.h>\nint main(void){return logrep_version_number() ? 0 : 1;}\n' > $(B)/hdr_c.c
+	@for h in $(PUBLIC_HDRS:include/%=%); do \
+	  printf '#include <%s>\nint main(void){return 0;}\n' $$h > $(B)/hdr_one.c; \
+	  $(CC) -std=c99 -pedantic -Wall -Wextra -Werror -Iinclude -fsyntax-only $(B)/hdr_one.c || exit 1; \
+	  cp $(B)/hdr_one.c $(B)/hdr_one.cc; \
+	  c++ -std=c++11 -Wall -Wextra -Werror -Iinclude -fsyntax-only $(B)/hdr_one.cc || exit 1; done
+	@{ for h in $(PUBLIC_HDRS:include/%=%); do printf '#include <%s>\n' $$h; done; \
+	  printf 'int main(void){return logrep_version_number() ? 0 : 1;}\n'; } > $(B)/hdr_c.c
 	$(CC) -std=c99 -pedantic -Wall -Werror -Iinclude $(B)/hdr_c.c -o $(B)/hdr_c $(STATIC_LIB) $(DEPS_LIBS) -lm
-	@printf '#include <logrep.h>\nint main(){return logrep_version_number() ? 0 : 1;}\n' > $(B)/hdr_cxx.cc
+	@cp $(B)/hdr_c.c $(B)/hdr_cxx.cc
 	c++ -Wall -Werror -Iinclude -c $(B)/hdr_cxx.cc -o $(B)/hdr_cxx.o
+	@echo "headers: ok ($(words $(PUBLIC_HDRS)) public headers as C99 and C++)"
 
 # Installs into a scratch DESTDIR, builds a program with pkg-config against
 # it, runs it on the shared library, then uninstalls and checks nothing is left.
