@@ -63,6 +63,7 @@ LOGREP_API logrep_err logrep_node_commit_offsets(logrep_node *n, const char *gro
             lr_evt_cancel(n, e);
         return LOGREP_ERR__NOMEM;
     }
+    memset((int16_t *)e->ev.errors, 0, count * sizeof(int16_t));
     e->ev.n_errors = count;
     lr_gc_commit_req q = {8, group, "", NULL, -1, -1, ps, count};
     int err = lr_gc_commit(n->groups.gc, &q, cookie, now_ms);

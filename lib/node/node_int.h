@@ -257,7 +257,7 @@ void lr_events_init(logrep_node *n);
 lr_evt *lr_evt_start(logrep_node *n, int type, uint64_t token, uint64_t key);
 /* The pending event of (type, key), or NULL. */
 lr_evt *lr_evt_find(logrep_node *n, int type, uint64_t key);
-/* len zeroed bytes the event's pointers may view, freed with the event;
+/* len bytes (not zeroed) the event's pointers may view, freed with the event;
  * NULL when out of memory. One allocation per event. */
 void *lr_evt_alloc(logrep_node *n, lr_evt *e, size_t len);
 /* Completes e with error: queued for logrep_node_poll, after those
