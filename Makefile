@@ -307,11 +307,16 @@ $(B)/test/broker_storage.o: examples/broker/storage.c examples/broker/broker.h
 # The pure parts of the tool (no sockets, no main) are linked in too.
 TOOL_TEST_SRCS := tools/logrep/groups_fmt.c
 
+# Every test checks for leaks at its end, in its worker (test/lib/leakcheck.c
+# wraps these two Criterion entry points; docs/testing.md, "Leaks").
+TEST_WRAP := -Wl,--wrap=criterion_internal_test_main \
+             -Wl,--wrap=criterion_internal_test_teardown
+
 $(B)/test/logrep_test: $(TEST_SRCS) $(TOOL_TEST_SRCS) $(wildcard test/*.h test/lib/*.h tools/logrep/*.h) $(B)/test/broker_storage.o $(B)/asan/liblogrep.a
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(TEST_DEFS) -I$(B)/gen -Itest -Iexamples/broker -Itools/logrep $(TEST_CFLAGS_PKG) -O1 -g $(SAN) \
 	    -DLOGREP_SRCDIR='"$(CURDIR)"' -DLOGREP_BUILDDIR='"$(CURDIR)/$(B)"' \
-	    $(TEST_SRCS) $(TOOL_TEST_SRCS) $(B)/test/broker_storage.o -o $@ $(B)/asan/liblogrep.a $(TEST_LIBS_PKG) $(DEPS_LIBS) -lm
+	    $(TEST_SRCS) $(TOOL_TEST_SRCS) $(B)/test/broker_storage.o -o $@ $(B)/asan/liblogrep.a $(TEST_WRAP) $(TEST_LIBS_PKG) $(DEPS_LIBS) -lm
 
 # Corpus replay: each fuzz target linked with a plain main() under the sanitizers.
 $(B)/test/replay_%: fuzz/%.c fuzz/replay_main.c $(B)/asan/liblogrep.a
