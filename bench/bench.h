@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "logrep.h"
+#include <logrep.h>
 
 static inline double bench_now(void)
 {

@@ -3,7 +3,7 @@
 #include <isa-l/crc.h>
 
 #include "bench.h"
-#include "logrep.h"
+#include <logrep.h>
 
 #define MIN_S 0.15
 #define ROUNDS 5

@@ -21,11 +21,11 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "logrep.h"
-#include "logrep/log.h"
-#include "logrep/node.h"
-#include "logrep/proto.h"
-#include "logrep/storage.h"
+#include <logrep.h>
+#include <logrep/log.h>
+#include <logrep/node.h>
+#include <logrep/proto.h>
+#include <logrep/storage.h>
 
 #define NODES 3
 #define MAXC 64

@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "logrep.h"
-#include "logrep/log.h"
-#include "logrep/storage.h"
+#include <logrep.h>
+#include <logrep/log.h>
+#include <logrep/storage.h>
 
 static char bc_root[] = "/tmp/logrep-bench-compact-XXXXXX";
 

@@ -43,13 +43,13 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "logrep.h"
-#include "logrep/inproc.h"
-#include "logrep/log.h"
-#include "logrep/node.h"
-#include "logrep/partition.h"
-#include "logrep/proto.h"
-#include "logrep/storage.h"
+#include <logrep.h>
+#include <logrep/inproc.h>
+#include <logrep/log.h>
+#include <logrep/node.h>
+#include <logrep/partition.h>
+#include <logrep/proto.h>
+#include <logrep/storage.h>
 
 #define SLICES 5
 #define SEGMENT "16777216"  /* segment.bytes of every log here */

@@ -34,7 +34,7 @@
 #include "bench.h"
 #include "group/records.h"
 #include "groups_cluster.h"
-#include "logrep.h"
+#include <logrep.h>
 
 #define NMEMBERS 100
 #define SLICES 7

@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "logrep.h"
-#include "logrep/log.h"
-#include "logrep/storage.h"
+#include <logrep.h>
+#include <logrep/log.h>
+#include <logrep/storage.h>
 
 static char bl_root[] = "/tmp/logrep-bench-XXXXXX";
 

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "bench.h"
-#include "logrep.h"
-#include "logrep/proto.h"
+#include <logrep.h>
+#include <logrep/proto.h>
 
 static uint8_t records[4][16384];
 

@@ -32,11 +32,11 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "logrep.h"
-#include "logrep/log.h"
-#include "logrep/node.h"
-#include "logrep/proto.h"
-#include "logrep/storage.h"
+#include <logrep.h>
+#include <logrep/log.h>
+#include <logrep/node.h>
+#include <logrep/proto.h>
+#include <logrep/storage.h>
 #include "sim/memnet.h"
 
 #define NN 3

@@ -8,10 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "logrep.h"
-#include "logrep/node.h"
-#include "logrep/proto.h"
-#include "logrep/storage.h"
+#include <logrep.h>
+#include <logrep/node.h>
+#include <logrep/proto.h>
+#include <logrep/storage.h>
 #include "sim/memnet.h"
 
 #define NN 3

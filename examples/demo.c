@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "logrep.h"
+#include <logrep.h>
 
 #define PARTITIONS 6
 #define RECORDS 1200

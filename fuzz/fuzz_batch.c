@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/endian.h"
-#include "logrep.h"
+#include <logrep.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "logrep.h"
-#include "logrep/log.h"
-#include "logrep/storage.h"
+#include <logrep.h>
+#include <logrep/log.h>
+#include <logrep/storage.h>
 
 static const char *const fz_names[] = {
     "p/t-0/00000000000000000000.log",       "p/t-0/00000000000000000000.index",

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "logrep.h"
-#include "logrep/node.h"
-#include "logrep/proto.h"
-#include "logrep/storage.h"
+#include <logrep.h>
+#include <logrep/node.h>
+#include <logrep/proto.h>
+#include <logrep/storage.h>
 #include "sim/memnet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/endian.h"
-#include "logrep/proto.h"
+#include <logrep/proto.h>
 
 /* body prefixed with its 4-byte size; malloc'd. */
 static uint8_t *fuzz_frame(const uint8_t *body, size_t size)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "logrep.h"
+#include <logrep.h>
 #include "group/group.h"
 
 #define GT_MAX_ANS 4096

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "base/hashmap.h"
-#include "logrep.h"
+#include <logrep.h>
 
 Test(errors, names_and_strings)
 {

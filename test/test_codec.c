@@ -21,7 +21,7 @@
 #include "codec/compress.h"
 #include "codec/varint.h"
 #include "lib/testutil.h"
-#include "logrep.h"
+#include <logrep.h>
 
 /* ------------------------------------------------------------ CRC-32C */
 

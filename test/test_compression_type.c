@@ -8,7 +8,7 @@
 
 #include "base/endian.h"
 #include "codec/batch.h"
-#include "logrep.h"
+#include <logrep.h>
 #include "node/node_int.h"
 
 #include "lib/net_testutil.h"

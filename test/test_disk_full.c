@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "logrep.h"
-#include "logrep/node.h"
-#include "logrep/storage.h"
+#include <logrep.h>
+#include <logrep/node.h>
+#include <logrep/storage.h>
 
 #include "lib/net_testutil.h"
 

@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "logrep.h"
-#include "logrep/node.h"
-#include "logrep/proto.h"
-#include "logrep/storage.h"
+#include <logrep.h>
+#include <logrep/node.h>
+#include <logrep/proto.h>
+#include <logrep/storage.h>
 #include "node/node_int.h"
 #include "sim/memnet.h"
 

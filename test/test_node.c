@@ -13,11 +13,11 @@
 #include "base/buf.h"
 #include "base/endian.h"
 #include "codec/compress.h"
-#include "logrep.h"
-#include "logrep/node.h"
-#include "logrep/proto.h"
+#include <logrep.h>
+#include <logrep/node.h>
+#include <logrep/proto.h>
 #include "node/node_int.h"
-#include "logrep/storage.h"
+#include <logrep/storage.h>
 
 #include "lib/net_testutil.h"
 

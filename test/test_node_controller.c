@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "controller/controller.h"
-#include "logrep.h"
-#include "logrep/node.h"
-#include "logrep/storage.h"
+#include <logrep.h>
+#include <logrep/node.h>
+#include <logrep/storage.h>
 #include "node/node_int.h"
 
 #include "lib/net_testutil.h"

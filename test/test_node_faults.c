@@ -3,7 +3,7 @@
  * request is handled, a stopped controller, a partition that cannot be
  * opened, a follower that cannot write, a log whose close or checkpoint
  * fails. docs/testing.md. */
-#include "logrep/log.h"
+#include <logrep/log.h>
 #include "sweep_node.h"
 
 static const sw_fault alloc_fault = {1, 0, LOGREP_ERR__NOMEM, 0, 0};

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "lib/net_testutil.h"
-#include "logrep/groups.h"
+#include <logrep/groups.h>
 
 static const char *const group_conf[] = {
     "offsets.topic.num.partitions", "3", "group.initial.rebalance.delay.ms", "0",

@@ -12,7 +12,7 @@
 
 #include "lib/net_testutil.h"
 #include "lib/testutil.h"
-#include "logrep/inproc.h"
+#include <logrep/inproc.h>
 #include "sim/memnet.h"
 
 static const char *const fast_isr[] = {"replica.lag.time.max.ms", "1000", NULL};

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "logrep.h"
-#include "logrep/node.h"
-#include "logrep/proto.h"
+#include <logrep.h>
+#include <logrep/node.h>
+#include <logrep/proto.h>
 
 #include "lib/net_testutil.h"
 

@@ -12,8 +12,8 @@
 
 #include "base/endian.h"
 #include "lib/testutil.h"
-#include "logrep.h"
-#include "logrep/proto.h"
+#include <logrep.h>
+#include <logrep/proto.h>
 
 /* ------------------------------------------------------------ helpers */
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "logrep.h"
-#include "logrep/log.h"
-#include "logrep/storage.h"
+#include <logrep.h>
+#include <logrep/log.h>
+#include <logrep/storage.h>
 #include "lib/testutil.h"
 #include "replica/partition.h"
 

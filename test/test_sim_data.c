@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "logrep/sim.h"
+#include <logrep/sim.h>
 #include "sim_testutil.h"
 
 #define MAX_ARGS 12

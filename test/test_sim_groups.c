@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "logrep/sim.h"
+#include <logrep/sim.h>
 #include "sim_testutil.h"
 
 static void dump_fail(logrep_sim *s, const char *what)

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "logrep/sim.h"
+#include <logrep/sim.h>
 #include "sim_testutil.h"
 
 typedef struct sc {

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "logrep/sim.h"
+#include <logrep/sim.h>
 #include "sim_testutil.h"
 
 /* Virtual time of one random run, before the heal phase. */

@@ -9,7 +9,7 @@
  * value, also after both logs are reopened. docs/testing.md. */
 #include <string.h>
 
-#include "logrep/log.h"
+#include <logrep/log.h>
 #include "replica/partition.h"
 #include "sweep.h"
 

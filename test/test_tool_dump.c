@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "logrep.h"
+#include <logrep.h>
 
 static char *run(const char *args, int *status)
 {

@@ -12,7 +12,7 @@
 
 #include "base/uuid.h"
 #include "controller/metadata.h"
-#include "logrep.h"
+#include <logrep.h>
 
 static int tool(const char *args)
 {

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "logrep.h"
+#include <logrep.h>
 
 #define BROKER_MAX_LISTENERS 8
 

@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "metrics.h"
-#include "logrep/groups.h"
-#include "logrep/proto.h"
+#include <logrep/groups.h>
+#include <logrep/proto.h>
 
 #define LAT_FIFO_MAX 4096
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <sys/uio.h>
 
-#include "logrep/node.h"
+#include <logrep/node.h>
 
 #define METRICS_MAX_API 80
 #define METRICS_BUCKETS 16

@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "server.h"
-#include "logrep/proto.h"
+#include <logrep/proto.h>
 
 /* ------------------------------------------------------------ clock */
 

@@ -19,8 +19,8 @@
 #include "broker.h"
 #include "metrics.h"
 #include "net.h"
-#include "logrep/node.h"
-#include "logrep/storage.h"
+#include <logrep/node.h>
+#include <logrep/storage.h>
 
 #define TAG_LISTENER (1ull << 62)
 #define TAG_SIGNAL (TAG_LISTENER | 0x1000)

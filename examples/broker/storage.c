@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "broker.h"
-#include "logrep/storage.h"
+#include <logrep/storage.h>
 
 #define STEP (4u << 20) /* per-file granularity of writeback and drops */
 

@@ -40,10 +40,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "logrep.h"
-#include "logrep/node.h"
-#include "logrep/proto.h"
-#include "logrep/storage.h"
+#include <logrep.h>
+#include <logrep/node.h>
+#include <logrep/proto.h>
+#include <logrep/storage.h>
 #include "net.h"
 
 #define MAX_CONNS 1024                  /* connection slots */

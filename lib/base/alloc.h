@@ -4,7 +4,7 @@
 #define LR_BASE_ALLOC_H
 
 #include <stddef.h>
-#include "logrep.h"
+#include <logrep.h>
 
 typedef logrep_allocator lr_alloc;
 

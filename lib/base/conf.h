@@ -3,7 +3,7 @@
 #define LR_BASE_CONF_H
 
 #include <stdint.h>
-#include "logrep.h"
+#include <logrep.h>
 #include "base/alloc.h"
 #include "base/log.h"
 

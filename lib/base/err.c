@@ -1,4 +1,4 @@
-#include "logrep.h"
+#include <logrep.h>
 
 #include <stddef.h>
 

@@ -2,7 +2,7 @@
 #ifndef LR_BASE_LOG_H
 #define LR_BASE_LOG_H
 
-#include "logrep.h"
+#include <logrep.h>
 
 typedef struct lr_log {
     logrep_logger_fn fn;

@@ -1,4 +1,4 @@
-#include "logrep.h"
+#include <logrep.h>
 
 #define LR_STR2(x) #x
 #define LR_STR(x) LR_STR2(x)

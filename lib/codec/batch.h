@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "logrep.h"
+#include <logrep.h>
 
 /* Field offsets in the 61-byte header. */
 enum {

@@ -15,7 +15,7 @@
 
 #include "base/alloc.h"
 #include "base/endian.h"
-#include "logrep.h"
+#include <logrep.h>
 
 /* Every codec context allocates through the instance allocator of the
  * output buffer (the handle's), so a host allocator sees, limits and can

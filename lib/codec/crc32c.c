@@ -1,5 +1,5 @@
 /* CRC-32C through ISA-L, which picks the widest instructions the CPU has. */
-#include "logrep.h"
+#include <logrep.h>
 
 #include <isa-l/crc.h>
 #include <limits.h>

@@ -1,6 +1,6 @@
 /* Kafka's murmur2 (the 32-bit "neutral" MurmurHash2 with seed 0x9747b28c),
  * partition choice and producer sequence arithmetic. */
-#include "logrep.h"
+#include <logrep.h>
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
 #include "base/alloc.h"
 #include "base/conf.h"
 #include "base/prng.h"
-#include "logrep.h"
+#include <logrep.h>
 
 struct logrep_partitioner {
     lr_alloc alloc;

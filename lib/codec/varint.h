@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "logrep.h"
+#include <logrep.h>
 
 enum { LR_VARINT_MAX = 5, LR_VARLONG_MAX = 10 };
 

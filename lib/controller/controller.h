@@ -44,7 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "logrep.h"
+#include <logrep.h>
 #include "controller/metadata.h"
 
 typedef struct lr_ctl lr_ctl;

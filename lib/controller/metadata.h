@@ -42,7 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "logrep.h"
+#include <logrep.h>
 #include "base/alloc.h"
 #include "base/buf.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "logrep.h"
+#include <logrep.h>
 #include "controller/topic_config.h"
 
 #define I32MAX "2147483647"

@@ -36,7 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "logrep.h"
+#include <logrep.h>
 
 /* Bounds (Kafka has none for most): longer is refused as described. */
 #define LR_GC_MAX_GROUP_ID 255       /* INVALID_GROUP_ID */

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "logrep.h"
+#include <logrep.h>
 #include "base/buf.h"
 
 enum {

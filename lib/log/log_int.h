@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "logrep.h"
+#include <logrep.h>
 #include <logrep/log.h>
 #include <logrep/storage.h>
 #include "base/alloc.h"

@@ -5,8 +5,8 @@
 #include <stdint.h>
 
 #include "base/buf.h"
-#include "logrep/node.h"
-#include "logrep/proto.h"
+#include <logrep/node.h>
+#include <logrep/proto.h>
 
 /* One response slot of an inbound connection, in request order: a request
  * answered later (a parked one) keeps its place, and answers behind it

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "group/group.h"
-#include "logrep/groups.h"
+#include <logrep/groups.h>
 #include "node/node_int.h"
 
 int lr_groups_inproc_answer(logrep_node *n, const lr_gc_answer *a)

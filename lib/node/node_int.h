@@ -31,10 +31,10 @@
 #include "base/log.h"
 #include "base/prng.h"
 #include "controller/metadata.h"
-#include "logrep/inproc.h"
-#include "logrep/log.h"
-#include "logrep/node.h"
-#include "logrep/proto.h"
+#include <logrep/inproc.h>
+#include <logrep/log.h>
+#include <logrep/node.h>
+#include <logrep/proto.h>
 #include "node/conn.h"
 #include "node/park.h"
 #include "node/peer.h"

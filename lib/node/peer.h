@@ -5,8 +5,8 @@
 
 #include <stdint.h>
 
-#include "logrep/node.h"
-#include "logrep/proto.h"
+#include <logrep/node.h>
+#include <logrep/proto.h>
 
 struct lr_peer;
 struct lr_outreq;

@@ -30,8 +30,8 @@
 
 #include "base/alloc.h"
 #include "base/log.h"
-#include "logrep.h"
-#include "logrep/log.h"
+#include <logrep.h>
+#include <logrep/log.h>
 
 enum lr_role { LR_ROLE_NONE = 0, LR_ROLE_LEADER = 1, LR_ROLE_FOLLOWER = 2 };
 

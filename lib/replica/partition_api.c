@@ -5,7 +5,7 @@
 
 #include "base/conf.h"
 #include "log/log_int.h"
-#include "logrep/partition.h"
+#include <logrep/partition.h>
 #include "replica/partition.h"
 
 _Static_assert(LOGREP_PARTITION_MAX_REPLICAS == LR_MAX_REPLICAS, "replica count limit");

@@ -34,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "logrep/node.h"
+#include <logrep/node.h>
 
 typedef struct lr_memnet lr_memnet;
 

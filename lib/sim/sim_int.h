@@ -5,10 +5,10 @@
 #include <stdint.h>
 
 #include "base/prng.h"
-#include "logrep/node.h"
-#include "logrep/proto.h"
-#include "logrep/sim.h"
-#include "logrep/storage.h"
+#include <logrep/node.h>
+#include <logrep/proto.h>
+#include <logrep/sim.h>
+#include <logrep/storage.h>
 #include "sim/memnet.h"
 
 #define LR_SIM_MAXN 9          /* brokers + controller */

@@ -16,7 +16,7 @@
 #include <sys/types.h>
 
 #include "base/alloc.h"
-#include "logrep/storage.h"
+#include <logrep/storage.h>
 
 struct logrep_file {
     int fd;              /* -1 while closed by the pool */

@@ -6,10 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "logrep.h"
-#include "logrep/node.h"
-#include "logrep/proto.h"
-#include "logrep/storage.h"
+#include <logrep.h>
+#include <logrep/node.h>
+#include <logrep/proto.h>
+#include <logrep/storage.h>
 
 #define MAXN 4
 #define CLIENT (-1)

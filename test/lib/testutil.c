@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "logrep.h"
+#include <logrep.h>
 
 uint8_t *tu_hex(const char *hex, size_t *len)
 {

@@ -11,9 +11,9 @@
 #include <time.h>
 
 #include "cmd.h"
-#include "logrep.h"
-#include "logrep/log.h"
-#include "logrep/storage.h"
+#include <logrep.h>
+#include <logrep/log.h>
+#include <logrep/storage.h>
 
 static int64_t wall_ms(void)
 {

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "cmd.h"
-#include "logrep.h"
+#include <logrep.h>
 
 static void print_text(const uint8_t *p, int32_t len)
 {

@@ -12,7 +12,7 @@
 
 #include "cmd.h"
 #include "groups.h"
-#include "logrep.h"
+#include <logrep.h>
 #include "wire.h"
 
 int64_t mono_ms(void)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "groups.h"
-#include "logrep.h"
+#include <logrep.h>
 
 typedef struct committed {
     char *topic;

@@ -7,7 +7,7 @@
 #include <strings.h>
 
 #include "groups.h"
-#include "logrep.h"
+#include <logrep.h>
 
 static int listed_cmp(const void *a, const void *b)
 {

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "logrep.h"
+#include <logrep.h>
 
 static const tool_cmd commands[] = {
     {"append", cmd_append, "append [--segment-bytes N] [--epoch E] DIR FILE...   append batches as a leader"},

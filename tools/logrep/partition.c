@@ -12,9 +12,9 @@
 #include "base/uuid.h"
 #include "cmd.h"
 #include "controller/metadata.h"
-#include "logrep.h"
-#include "logrep/log.h"
-#include "logrep/storage.h"
+#include <logrep.h>
+#include <logrep/log.h>
+#include <logrep/storage.h>
 
 
 static uint32_t be32(const uint8_t *p)

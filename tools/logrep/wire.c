@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "logrep.h"
+#include <logrep.h>
 #include "wire.h"
 
 #define CLIENT_ID "logrep"

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "logrep/proto.h"
+#include <logrep/proto.h>
 #include "proto/fields.h"
 
 /* Responses larger than this are refused (the frame is not read). */

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "logrep.h"
+#include <logrep.h>
 
 int64_t kc_now_us(void)
 {
