@@ -108,9 +108,9 @@ typedef struct lr_quorum_log {
     /* Epoch of the last entry, -1 when empty. */
     int32_t (*last_epoch)(void *ctx);
     /* For `epoch`: the largest epoch <= epoch in the log and the offset just
-     * past its last entry; (-1, -1) when there is none
-     * (logrep_log_epoch_end_offset's contract, with the latest epoch
-     * answering the end offset). */
+     * past its last entry (the latest epoch answers the end offset). When
+     * every entry is newer: (-1, -1), or (epoch, first offset) as
+     * logrep_log_epoch_end_offset answers; both lead to a full truncation. */
     void (*epoch_end)(void *ctx, int32_t epoch, int32_t *out_epoch, int64_t *out_end);
     /* Appends n entries at the end (base == end_offset). 0 or an error;
      * on error nothing was appended. Not durable until reported flushed. */

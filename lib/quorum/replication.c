@@ -233,9 +233,8 @@ void lr_q_leader_check_quorum(lr_quorum *q)
             q->now - v->last_fetch_ms < check_window(q))
             heard++;
     }
-    if (heard >= lr_q_majority(q))
-        q->quorum_deadline = q->now + check_window(q);
-    else if (q->now >= q->quorum_deadline) {
+    /* quorum_deadline only gives a new leader one window of grace. */
+    if (heard < lr_q_majority(q) && q->now >= q->quorum_deadline) {
         lr_q_to_resigned(q);
         return;
     }
