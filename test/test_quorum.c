@@ -354,7 +354,7 @@ Test(quorum, follower_truncates_at_the_diverging_epoch)
     set_log(qt_node_of(c, 3), a, 3);
     for (int i = 1; i <= 3; i++) {
         qt_node *nd = qt_node_of(c, i);
-        nd->durable_state = (lr_quorum_state){3, -1, -1};
+        nd->durable_state = (lr_quorum_state){3, -1, -1, 0, -1};
         qt_restart(c, nd, 0);
     }
     qt_node *l = elect(c);
@@ -575,4 +575,26 @@ Test(quorum, leader_change_record_layout)
     cr_assert_eq(n, sizeof(want));
     cr_assert_eq(memcmp(val, want, n), 0);
     cr_assert_eq(lr_quorum_leader_change_value(1, voters, 3, granting, 2, val, 10), 0);
+}
+
+Test(quorum, abstaining_survives_a_restart)
+{
+    qt_cluster *c = cluster(3, 0, 23);
+    qt_node *l = elect(c);
+    qt_node *v = qt_node_of(c, l->id == 3 ? 2 : 3);
+    qt_crash(c, v, 0);
+    qt_restart(c, v, 1);
+    qt_advance(c, 50);
+    qt_settle(c); /* learns the epoch: quorum-state written, abstaining */
+    cr_assert(v->has_state);
+    cr_assert(v->durable_state.abstaining);
+    cr_assert_eq(v->durable_state.floor_epoch, lr_quorum_epoch(l->q));
+    qt_crash(c, v, 0);
+    qt_restart(c, v, 0); /* an ordinary restart does not make it trusted */
+    cr_assert(lr_quorum_recovering(v->q));
+    lr_qmsg r = vote_req(l->id, lr_quorum_epoch(l->q) + 1, 99, 99);
+    qt_inject(c, v->id, &r);
+    qt_complete_persist(c, v);
+    cr_assert_not(queued(c, v->id, l->id, LR_QM_VOTE_RESP)->granted);
+    qt_free(c);
 }

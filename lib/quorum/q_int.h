@@ -47,9 +47,6 @@ struct lr_quorum {
     int leader_started;    /* LeaderChange appended, voters told */
     int64_t epoch_start;   /* offset of the LeaderChange record */
 
-    /* disk loss: observer until following a leader elected after boot */
-    int recovering;
-    int32_t floor_epoch;   /* first epoch learned after boot, -1 */
     int32_t bootstrap_rr;  /* observer: voter to ask next */
 };
 
@@ -68,6 +65,7 @@ void lr_q_to_resigned(lr_quorum *q);
 /* A message of a higher epoch: move to it (follower when leader known). */
 void lr_q_observe_epoch(lr_quorum *q, int32_t epoch, int32_t leader);
 void lr_q_set_hw(lr_quorum *q, int64_t hw);
+void lr_q_persist(lr_quorum *q);
 int lr_q_can_vote(const lr_quorum *q);
 
 /* election.c */

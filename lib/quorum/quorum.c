@@ -40,7 +40,7 @@ size_t lr_q_majority(const lr_quorum *q)
 
 int lr_q_can_vote(const lr_quorum *q)
 {
-    return q->is_voter && !q->recovering;
+    return q->is_voter && !q->st.abstaining;
 }
 
 static int pending(const lr_quorum *q)
@@ -67,7 +67,7 @@ void lr_q_send(lr_quorum *q, int32_t to, const lr_qmsg *m)
     q->outbox_to[q->n_outbox++] = to;
 }
 
-static void persist(lr_quorum *q)
+void lr_q_persist(lr_quorum *q)
 {
     q->seq++;
     q->fx.persist(q->ctx, &q->st, q->seq);
@@ -99,7 +99,7 @@ void lr_q_to_unattached(lr_quorum *q, int32_t epoch)
     q->st.voted_for = -1;
     q->st.leader_id = -1;
     clear_epoch_state(q);
-    persist(q);
+    lr_q_persist(q);
     lr_q_reset_election_timer(q);
     q->next_fetch = q->now;
 }
@@ -108,7 +108,7 @@ void lr_q_to_voted(lr_quorum *q, int32_t candidate)
 {
     q->role = LR_QR_VOTED;
     q->st.voted_for = candidate;
-    persist(q);
+    lr_q_persist(q);
     lr_q_reset_election_timer(q);
 }
 
@@ -120,7 +120,7 @@ void lr_q_to_follower(lr_quorum *q, int32_t epoch, int32_t leader)
     q->st.epoch = epoch;
     q->st.leader_id = leader;
     clear_epoch_state(q);
-    persist(q);
+    lr_q_persist(q);
     q->fetch_deadline = q->now + q->conf.fetch_timeout_ms;
     q->next_fetch = q->now;
     lr_q_maybe_fetch(q);
@@ -133,7 +133,7 @@ void lr_q_to_candidate(lr_quorum *q)
     q->st.voted_for = q->conf.node_id;
     q->st.leader_id = -1;
     clear_epoch_state(q);
-    persist(q);
+    lr_q_persist(q);
     lr_q_reset_election_timer(q);
     lr_q_voter(q, q->conf.node_id)->granted = 1;
     if (lr_q_majority(q) == 1) {
@@ -155,7 +155,7 @@ void lr_q_to_leader(lr_quorum *q)
     q->role = LR_QR_LEADER;
     q->st.leader_id = q->conf.node_id;
     q->leader_started = 0;
-    persist(q);
+    lr_q_persist(q);
     q->quorum_deadline = q->now + q->conf.fetch_timeout_ms + q->conf.fetch_timeout_ms / 2;
 }
 
@@ -168,8 +168,11 @@ void lr_q_to_resigned(lr_quorum *q)
 
 void lr_q_observe_epoch(lr_quorum *q, int32_t epoch, int32_t leader)
 {
-    if (q->recovering && q->floor_epoch < 0)
-        q->floor_epoch = epoch;
+    if (q->st.abstaining && q->st.floor_epoch < 0) {
+        q->st.floor_epoch = epoch;
+        if (epoch <= q->st.epoch)
+            lr_q_persist(q); /* else the move below writes it */
+    }
     if (epoch > q->st.epoch) {
         if (leader >= 0 && leader != q->conf.node_id)
             lr_q_to_follower(q, epoch, leader);
@@ -227,21 +230,26 @@ lr_quorum *lr_quorum_new(const lr_quorum_conf *conf, const lr_quorum_boot *boot,
     q->fx = *fx;
     q->ctx = ctx;
     q->now = now_ms;
-    lr_prng_seed(&q->rng, lr_prng_mix(conf->seed ^ (uint64_t)(uint32_t)conf->node_id));
+    /* Mixed twice: hosts often derive per-node seeds as base + id, and
+     * voters drawing equal timeouts would split every vote. */
+    lr_prng_seed(&q->rng, lr_prng_mix(lr_prng_mix(conf->seed) ^ (uint64_t)(uint32_t)conf->node_id));
     q->n_voters = conf->n_voters;
     for (size_t i = 0; i < conf->n_voters; i++)
         q->voters[i].id = conf->voters[i];
     q->is_voter = lr_q_is_voter(q, conf->node_id);
     q->hw = -1;
     q->flushed = log->end_offset(ctx);
-    q->floor_epoch = -1;
     clear_epoch_state(q);
-    q->st.epoch = 0;
-    q->st.voted_for = -1;
-    q->st.leader_id = -1;
+    q->st = (lr_quorum_state){0, -1, -1, 0, -1};
     if (boot->state && !boot->disk_lost && boot->state->epoch >= 0)
         q->st = *boot->state;
-    q->recovering = q->is_voter && (!boot->state || boot->disk_lost);
+    if (q->is_voter && (!boot->state || boot->disk_lost)) {
+        /* Written at the first transition, so a restart keeps abstaining. */
+        q->st.abstaining = 1;
+        q->st.floor_epoch = -1;
+    }
+    if (!q->is_voter)
+        q->st.abstaining = 0;
     /* A restarted leader or candidate does not resume: it waits in its
      * epoch (keeping its vote) and learns the leader or times out. A
      * leader it knew is followed again. */
@@ -289,7 +297,7 @@ void lr_quorum_tick(lr_quorum *q, int64_t now_ms)
             q->role = LR_QR_UNATTACHED;
             q->st.leader_id = -1;
             clear_epoch_state(q);
-            persist(q);
+            lr_q_persist(q);
             lr_q_reset_election_timer(q);
             q->next_fetch = q->now;
         }
@@ -404,7 +412,7 @@ int lr_quorum_resign(lr_quorum *q, int64_t now_ms)
 lr_quorum_role lr_quorum_role_of(const lr_quorum *q) { return q->role; }
 int32_t lr_quorum_epoch(const lr_quorum *q) { return q->st.epoch; }
 int64_t lr_quorum_hw(const lr_quorum *q) { return q->hw; }
-int lr_quorum_recovering(const lr_quorum *q) { return q->recovering; }
+int lr_quorum_recovering(const lr_quorum *q) { return q->st.abstaining; }
 int lr_quorum_durable(const lr_quorum *q) { return !pending(q); }
 
 int32_t lr_quorum_leader(const lr_quorum *q)

@@ -43,11 +43,16 @@ typedef enum lr_quorum_role {
     LR_QR_RESIGNED    /* was leader of this epoch, gave it up */
 } lr_quorum_role;
 
-/* What quorum-state holds. voted_for and leader_id are -1 when none. */
+/* What quorum-state holds. voted_for and leader_id are -1 when none.
+ * abstaining: this voter lost state it cannot rebuild and does not vote
+ * until it has caught up with a leader elected in an epoch above
+ * floor_epoch (-1: no epoch learned yet); it must survive restarts. */
 typedef struct lr_quorum_state {
     int32_t epoch;
     int32_t voted_for;
     int32_t leader_id;
+    uint8_t abstaining;
+    int32_t floor_epoch;
 } lr_quorum_state;
 
 /* One log entry: a record of `epoch`. control is 0 for data records or the
@@ -144,10 +149,10 @@ typedef struct lr_quorum_conf {
 
 /* How the instance starts. state: quorum-state as read from disk, NULL
  * when missing. disk_lost: the host knows its disk was lost or replaced.
- * A voter with either stays an observer until it has caught up in an
- * epoch elected after its restart (docs/quorum.md, disk loss); a fresh
- * cluster's format step writes quorum-state {0, -1, -1}, so a missing one
- * is never normal. */
+ * A voter with either abstains (an observer) until it has caught up with
+ * a leader elected after it learned the current epoch (docs/quorum.md,
+ * disk loss); a fresh cluster's format step writes quorum-state
+ * {0, -1, -1, 0, -1}, so a missing one is never normal. */
 typedef struct lr_quorum_boot {
     const lr_quorum_state *state;
     int disk_lost;

@@ -140,10 +140,14 @@ static void truncate_to(lr_quorum *q, const lr_qmsg *m)
  * restarted and holds that leader's high watermark durably. */
 static void maybe_rejoin(lr_quorum *q, const lr_qmsg *m)
 {
-    if (!q->recovering || q->floor_epoch < 0 || q->st.epoch <= q->floor_epoch || m->hw < 0)
+    if (!q->st.abstaining || q->st.floor_epoch < 0 || q->st.epoch <= q->st.floor_epoch ||
+        m->hw < 0)
         return;
-    if (q->flushed >= m->hw && q->log.end_offset(q->ctx) >= m->hw)
-        q->recovering = 0;
+    if (q->flushed >= m->hw && q->log.end_offset(q->ctx) >= m->hw) {
+        q->st.abstaining = 0;
+        q->st.floor_epoch = -1;
+        lr_q_persist(q); /* votes again once this is durable */
+    }
 }
 
 int lr_q_on_fetch_resp(lr_quorum *q, const lr_qmsg *m)

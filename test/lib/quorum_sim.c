@@ -199,7 +199,16 @@ int qt_liveness(qt_cluster *c, int64_t limit_ms)
             return 0;
         }
     }
-    snprintf(c->why, sizeof(c->why), "seed %llu: no new entry committed within %lld ms of the heal",
-             (unsigned long long)c->seed, (long long)limit_ms);
+    int k = snprintf(c->why, sizeof(c->why), "seed %llu: no new entry committed within %lld ms "
+                     "of the heal;", (unsigned long long)c->seed, (long long)limit_ms);
+    for (int i = 0; i < c->n && k > 0 && (size_t)k < sizeof(c->why); i++) {
+        const qt_node *nd = &c->nodes[i];
+        k += snprintf(c->why + k, sizeof(c->why) - (size_t)k, " [%d %s e%d l%d%s end %zu last %d hw %lld]",
+                      nd->id, lr_quorum_role_name(lr_quorum_role_of(nd->q)),
+                      lr_quorum_epoch(nd->q), lr_quorum_leader(nd->q),
+                      lr_quorum_recovering(nd->q) ? " recovering" : "", nd->log.n,
+                      nd->log.n ? nd->log.e[nd->log.n - 1].epoch : -1,
+                      (long long)lr_quorum_hw(nd->q));
+    }
     return -1;
 }

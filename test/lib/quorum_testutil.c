@@ -234,7 +234,7 @@ static void start(qt_cluster *c, qt_node *nd, int disk_lost)
     cx->nd = nd;
     lr_quorum_conf conf = c->conf;
     conf.node_id = nd->id;
-    conf.seed = c->seed * 31 + (uint64_t)nd->incarnation;
+    conf.seed = lr_prng_mix(c->seed) + ((uint64_t)nd->incarnation << 32);
     lr_quorum_boot boot = {nd->has_state ? &nd->durable_state : NULL, disk_lost};
     nd->pending_seq = 0;
     nd->flush_at = -1;
@@ -265,11 +265,12 @@ qt_cluster *qt_new(int n_voters, int n_observers, uint64_t seed, const qt_params
     c->conf.request_timeout_ms = 50;
     c->conf.max_fetch_entries = 8;
     c->heal_at = -1;
+    c->trace = getenv("LOGREP_QUORUM_TRACE") != NULL;
     for (int i = 0; i < c->n; i++) {
         qt_node *nd = &c->nodes[i];
         nd->id = i + 1;
         nd->has_state = 1; /* the format step's {0, -1, -1} */
-        nd->durable_state = (lr_quorum_state){0, -1, -1};
+        nd->durable_state = (lr_quorum_state){0, -1, -1, 0, -1};
         start(c, nd, 0);
     }
     return c;
@@ -368,6 +369,12 @@ static void deliver_one(qt_cluster *c, size_t i)
     c->n_net--;
     qt_node *to = qt_node_of(c, m.to);
     int cut = c->cut[m.from - 1][m.to - 1];
+    if (c->trace)
+        fprintf(stderr, "t=%lld %d->%d type %d e%d err %d granted %d off %lld epoch %d div %lld n %zu%s\n",
+                (long long)c->now, m.from, m.to, m.m.type, m.m.epoch, m.m.error, m.m.granted,
+                (long long)(m.m.type == LR_QM_VOTE_REQ ? m.m.end_offset : m.m.fetch_offset),
+                m.m.type == LR_QM_VOTE_REQ ? m.m.last_epoch : m.m.last_fetched_epoch,
+                (long long)m.m.div_end_offset, m.m.n_entries, to && to->up && !cut ? "" : " lost");
     if (to && to->up && !cut) {
         lr_qentry e[64];
         size_t n = m.m.n_entries < 64 ? m.m.n_entries : 64;

@@ -85,6 +85,7 @@ typedef struct qt_cluster {
     size_t n_leader_of;
     uint64_t proposed;
     char why[512]; /* first invariant broken, "" when none */
+    int trace;     /* LOGREP_QUORUM_TRACE: every delivery to stderr */
     long steps, crashes, disk_losses, partitions, jumps, elections;
 } qt_cluster;
 
