@@ -420,15 +420,26 @@ int32_t lr_quorum_leader(const lr_quorum *q)
     return q->role == LR_QR_RESIGNED ? -1 : q->st.leader_id;
 }
 
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* A hint: ticking earlier is harmless, later delays timeouts. */
 int64_t lr_quorum_deadline(const lr_quorum *q)
 {
     switch (q->role) {
-    case LR_QR_LEADER:
-        return q->quorum_deadline < q->begin_resend ? q->quorum_deadline : q->begin_resend;
+    case LR_QR_LEADER: {
+        int64_t d = min64(q->quorum_deadline, q->begin_resend);
+        int64_t w = q->conf.fetch_timeout_ms + q->conf.fetch_timeout_ms / 2;
+        for (size_t i = 0; i < q->n_voters; i++)
+            if (q->voters[i].last_fetch_ms >= 0)
+                d = min64(d, q->voters[i].last_fetch_ms + w);
+        return d;
+    }
     case LR_QR_FOLLOWER:
-        return q->fetch_deadline < q->next_fetch ? q->fetch_deadline : q->next_fetch;
+        return min64(q->fetch_deadline, q->next_fetch);
     default:
-        return q->election_deadline < q->next_fetch || q->is_voter ? q->election_deadline
-                                                                  : q->next_fetch;
+        return lr_q_can_vote(q) ? q->election_deadline : min64(q->election_deadline, q->next_fetch);
     }
 }

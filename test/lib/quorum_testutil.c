@@ -170,7 +170,7 @@ static void fx_send(void *x, int32_t to, const lr_qmsg *m)
     qt_ctx *cx = x;
     qt_cluster *c = cx->c;
     if (!qt_node_of(c, to))
-        fail(c, "node %d sends to unknown %d", cx->nd->id, to);
+        return; /* an answer to a forged sender */
     if (pct(c, c->p.drop_pct))
         return;
     int copies = pct(c, c->p.dup_pct) ? 2 : 1;
@@ -368,7 +368,7 @@ static void deliver_one(qt_cluster *c, size_t i)
     memmove(&c->net[i], &c->net[i + 1], (c->n_net - i - 1) * sizeof(*c->net));
     c->n_net--;
     qt_node *to = qt_node_of(c, m.to);
-    int cut = c->cut[m.from - 1][m.to - 1];
+    int cut = to && qt_node_of(c, m.from) && c->cut[m.from - 1][m.to - 1];
     if (c->trace)
         fprintf(stderr, "t=%lld %d->%d type %d e%d err %d granted %d off %lld epoch %d div %lld n %zu%s\n",
                 (long long)c->now, m.from, m.to, m.m.type, m.m.epoch, m.m.error, m.m.granted,
