@@ -170,6 +170,9 @@ void qt_step(qt_cluster *c)
     qt_check(c);
 }
 
+static int rejoin(qt_cluster *c, int64_t end);
+static int stuck(qt_cluster *c, const char *what, int64_t limit_ms);
+
 int qt_liveness(qt_cluster *c, int64_t limit_ms)
 {
     c->p.chaos = 0;
@@ -196,11 +199,49 @@ int qt_liveness(qt_cluster *c, int64_t limit_ms)
                 marker = -1; /* that leader lost it before commit: try again */
                 continue;
             }
-            return 0;
+            return rejoin(c, end);
         }
     }
-    int k = snprintf(c->why, sizeof(c->why), "seed %llu: no new entry committed within %lld ms "
-                     "of the heal;", (unsigned long long)c->seed, (long long)limit_ms);
+    return stuck(c, "no new entry committed", limit_ms);
+}
+
+static int abstaining(const qt_cluster *c)
+{
+    for (int i = 0; i < c->n; i++)
+        if (lr_quorum_recovering(c->nodes[i].q))
+            return 1;
+    return 0;
+}
+
+/* A voter that lost its disk votes again after a leader change it did not
+ * vote in: while one abstains, each leader resigns (as an operator would)
+ * after leading for 300 ms, and every voter must be trusted again by the
+ * deadline. */
+static int rejoin(qt_cluster *c, int64_t end)
+{
+    int64_t limit = end - c->now, since = -1;
+    int32_t epoch = -1;
+    while (c->now < end && abstaining(c)) {
+        qt_node *l = qt_leader(c);
+        if (l && lr_quorum_epoch(l->q) != epoch) {
+            epoch = lr_quorum_epoch(l->q);
+            since = c->now;
+        }
+        if (l && since >= 0 && c->now - since > 300) {
+            lr_quorum_resign(l->q, qt_now(c, l));
+            since = -1;
+        }
+        qt_step(c);
+        if (c->why[0])
+            return -1;
+    }
+    return abstaining(c) ? stuck(c, "a voter still abstains", limit) : 0;
+}
+
+static int stuck(qt_cluster *c, const char *what, int64_t limit_ms)
+{
+    int k = snprintf(c->why, sizeof(c->why), "seed %llu: %s within %lld ms of the heal;",
+                     (unsigned long long)c->seed, what, (long long)limit_ms);
     for (int i = 0; i < c->n && k > 0 && (size_t)k < sizeof(c->why); i++) {
         const qt_node *nd = &c->nodes[i];
         k += snprintf(c->why + k, sizeof(c->why) - (size_t)k, " [%d %s e%d l%d%s end %zu last %d hw %lld]",
