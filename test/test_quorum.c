@@ -658,3 +658,27 @@ Test(quorum, garbage_messages_change_nothing_unsafe)
     cr_assert_eq(qt_check(c), 0, "%s", c->why);
     qt_free(c);
 }
+
+Test(quorum, single_voter_leads_alone_and_commits_once_flushed)
+{
+    qt_cluster *c = cluster(1, 0, 26);
+    qt_node *n1 = qt_node_of(c, 1);
+    n1->clock_off += 250;
+    lr_quorum_tick(n1->q, qt_now(c, n1));
+    cr_assert_eq(role(c, 1), LR_QR_LEADER, "a majority of one is itself");
+    qt_complete_persist(c, n1);
+    cr_assert_eq(n1->log.n, 1);
+    cr_assert_eq(lr_quorum_hw(n1->q), -1, "committed before the flush");
+    qt_complete_flush(c, n1);
+    cr_assert_eq(lr_quorum_hw(n1->q), 1);
+    lr_qentry bad[2] = {{0, 0, (const uint8_t *)"a", 1}, {0, 0, NULL, 3}};
+    cr_assert_eq(lr_quorum_propose(n1->q, bad, 2, NULL), LOGREP_ERR__INVALID_ARG);
+    cr_assert_eq(n1->log.n, 1, "half a proposal was appended");
+    int64_t base = -1;
+    cr_assert_eq(lr_quorum_propose(n1->q, bad, 1, &base), 0);
+    cr_assert_eq(base, 1);
+    qt_complete_flush(c, n1);
+    cr_assert_eq(n1->hw, 2);
+    cr_assert_eq(qt_check(c), 0, "%s", c->why);
+    qt_free(c);
+}

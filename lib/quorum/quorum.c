@@ -380,6 +380,9 @@ int lr_quorum_propose(lr_quorum *q, const lr_qentry *e, size_t n, int64_t *base)
         return LOGREP_ERR__INVALID_ARG;
     if (q->role != LR_QR_LEADER || !q->leader_started || q->hw <= q->epoch_start || pending(q))
         return LOGREP_ERR_NOT_LEADER_OR_FOLLOWER;
+    for (size_t i = 0; i < n; i++)
+        if (e[i].len && !e[i].data)
+            return LOGREP_ERR__INVALID_ARG;
     lr_qentry tmp[16];
     int64_t b = q->log.end_offset(q->ctx);
     if (base)
@@ -387,8 +390,6 @@ int lr_quorum_propose(lr_quorum *q, const lr_qentry *e, size_t n, int64_t *base)
     for (size_t i = 0; i < n; i += 16) {
         size_t k = n - i < 16 ? n - i : 16;
         for (size_t j = 0; j < k; j++) {
-            if (e[i + j].len && !e[i + j].data)
-                return LOGREP_ERR__INVALID_ARG;
             tmp[j] = e[i + j];
             tmp[j].epoch = q->st.epoch;
             tmp[j].control = 0;
