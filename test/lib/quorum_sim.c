@@ -244,7 +244,8 @@ static int stuck(qt_cluster *c, const char *what, int64_t limit_ms)
                      (unsigned long long)c->seed, what, (long long)limit_ms);
     for (int i = 0; i < c->n && k > 0 && (size_t)k < sizeof(c->why); i++) {
         const qt_node *nd = &c->nodes[i];
-        k += snprintf(c->why + k, sizeof(c->why) - (size_t)k, " [%d %s e%d l%d%s end %zu last %d hw %lld]",
+        k += snprintf(c->why + k, sizeof(c->why) - (size_t)k,
+                      " [%d %s e%d l%d%s end %zu last %d hw %lld]",
                       nd->id, lr_quorum_role_name(lr_quorum_role_of(nd->q)),
                       lr_quorum_epoch(nd->q), lr_quorum_leader(nd->q),
                       lr_quorum_recovering(nd->q) ? " recovering" : "", nd->log.n,

@@ -370,7 +370,8 @@ static void deliver_one(qt_cluster *c, size_t i)
     qt_node *to = qt_node_of(c, m.to);
     int cut = to && qt_node_of(c, m.from) && c->cut[m.from - 1][m.to - 1];
     if (c->trace)
-        fprintf(stderr, "t=%lld %d->%d type %d e%d err %d granted %d off %lld epoch %d div %lld n %zu%s\n",
+        fprintf(stderr,
+                "t=%lld %d->%d type %d e%d err %d granted %d off %lld epoch %d div %lld n %zu%s\n",
                 (long long)c->now, m.from, m.to, m.m.type, m.m.epoch, m.m.error, m.m.granted,
                 (long long)(m.m.type == LR_QM_VOTE_REQ ? m.m.end_offset : m.m.fetch_offset),
                 m.m.type == LR_QM_VOTE_REQ ? m.m.last_epoch : m.m.last_fetched_epoch,
