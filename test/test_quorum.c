@@ -20,18 +20,11 @@ static lr_quorum_role role(qt_cluster *c, int32_t id)
     return lr_quorum_role_of(qt_node_of(c, id)->q);
 }
 
-/* Advances until some node leads and has acted (settling as it goes). */
 static qt_node *elect(qt_cluster *c)
 {
-    for (int i = 0; i < 2000; i++) {
-        qt_advance(c, 1);
-        qt_settle(c);
-        qt_node *l = qt_leader(c);
-        if (l && lr_quorum_hw(l->q) > 0)
-            return l;
-    }
-    cr_assert_fail("no leader");
-    return NULL;
+    qt_node *l = qt_elect(c, 2000);
+    cr_assert_not_null(l, "no leader");
+    return l;
 }
 
 /* Replaces a (crashed) node's log with entries of the given epochs. */

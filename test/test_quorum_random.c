@@ -99,3 +99,17 @@ Test(quorum_random, lossy_network_only)
     p.max_delay = 60;
     sweep(5, 0, &p, 4, 4000);
 }
+
+Test(quorum_random, three_voters_pre_vote)
+{
+    qt_params p = HOSTILE;
+    p.pre_vote = 1;
+    sweep(3, 0, &p, 8, 5000);
+}
+
+Test(quorum_random, five_voters_pre_vote)
+{
+    qt_params p = HOSTILE;
+    p.pre_vote = 1;
+    sweep(5, 1, &p, 6, 6000);
+}

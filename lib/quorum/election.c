@@ -35,17 +35,37 @@ static int log_ok(lr_quorum *q, const lr_qmsg *m)
     return m->last_epoch > e || (m->last_epoch == e && m->end_offset >= end);
 }
 
+/* A pre-vote changes nothing here. Granted when we could vote for the
+ * asker in its next epoch and have no leader we heard from recently. */
+static void on_pre_vote(lr_quorum *q, const lr_qmsg *m)
+{
+    int fresh_leader = (q->role == LR_QR_FOLLOWER && q->now < q->fetch_deadline) ||
+                       q->role == LR_QR_LEADER;
+    uint8_t grant = lr_q_can_vote(q) && m->epoch > q->st.epoch && !fresh_leader && log_ok(q, m);
+    lr_qmsg r = {.type = LR_QM_VOTE_RESP, .from = q->conf.node_id, .epoch = q->st.epoch,
+                 .leader_id = lr_quorum_leader(q), .granted = grant, .pre_vote = 1,
+                 .div_end_offset = -1, .div_epoch = -1, .hw = -1};
+    lr_q_send(q, m->from, &r);
+}
+
 int lr_q_on_vote_req(lr_quorum *q, const lr_qmsg *m)
 {
+    if (m->pre_vote) {
+        if (!refused(q, m, LR_QM_VOTE_RESP))
+            on_pre_vote(q, m);
+        return 0;
+    }
     if (refused(q, m, LR_QM_VOTE_RESP))
         return 0;
     if (m->epoch > q->st.epoch)
         lr_q_observe_epoch(q, m->epoch, -1);
     uint8_t grant = 0;
+    /* A prospective voter is still Unattached or Voted in its epoch. */
+    int prospective = q->role == LR_QR_PROSPECTIVE && q->st.leader_id < 0;
     if (lr_q_can_vote(q)) {
-        if (q->role == LR_QR_VOTED)
+        if (q->role == LR_QR_VOTED || (prospective && q->st.voted_for >= 0))
             grant = q->st.voted_for == m->from; /* a retried request */
-        else if (q->role == LR_QR_UNATTACHED && log_ok(q, m)) {
+        else if ((q->role == LR_QR_UNATTACHED || prospective) && log_ok(q, m)) {
             lr_q_to_voted(q, m->from);
             grant = 1;
         }
@@ -61,7 +81,8 @@ int lr_q_on_vote_resp(lr_quorum *q, const lr_qmsg *m)
         lr_q_observe_epoch(q, m->epoch, m->leader_id);
         return 0;
     }
-    if (q->role != LR_QR_CANDIDATE || m->epoch != q->st.epoch || m->error || !m->granted)
+    lr_quorum_role want = m->pre_vote ? LR_QR_PROSPECTIVE : LR_QR_CANDIDATE;
+    if (q->role != want || m->epoch != q->st.epoch || m->error || !m->granted)
         return 0;
     lr_qvoter *v = lr_q_voter(q, m->from);
     if (!v)
@@ -70,7 +91,11 @@ int lr_q_on_vote_resp(lr_quorum *q, const lr_qmsg *m)
     size_t n = 0;
     for (size_t i = 0; i < q->n_voters; i++)
         n += q->voters[i].granted;
-    if (n >= lr_q_majority(q))
+    if (n < lr_q_majority(q))
+        return 0;
+    if (m->pre_vote)
+        lr_q_to_candidate(q);
+    else
         lr_q_to_leader(q);
     return 0;
 }

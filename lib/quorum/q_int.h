@@ -60,6 +60,8 @@ void lr_q_to_unattached(lr_quorum *q, int32_t epoch);
 void lr_q_to_voted(lr_quorum *q, int32_t candidate);
 void lr_q_to_follower(lr_quorum *q, int32_t epoch, int32_t leader);
 void lr_q_to_candidate(lr_quorum *q);
+/* A timeout: Prospective with pre-vote, else Candidate. */
+void lr_q_stand(lr_quorum *q);
 void lr_q_to_leader(lr_quorum *q);
 void lr_q_to_resigned(lr_quorum *q);
 /* A message of a higher epoch: move to it (follower when leader known). */

@@ -13,6 +13,7 @@ const char *lr_quorum_role_name(lr_quorum_role r)
     case LR_QR_LEADER: return "Leader";
     case LR_QR_FOLLOWER: return "Follower";
     case LR_QR_RESIGNED: return "Resigned";
+    case LR_QR_PROSPECTIVE: return "Prospective";
     }
     return "?";
 }
@@ -148,6 +149,37 @@ void lr_q_to_candidate(lr_quorum *q)
             lr_q_send(q, q->voters[i].id, &m);
 }
 
+/* Pre-vote: ask, without moving to a new epoch or writing anything,
+ * whether a majority would vote for us in epoch + 1 (KIP-996), so that a
+ * voter cut off from the leader does not depose it when it comes back. */
+static void to_prospective(lr_quorum *q)
+{
+    q->role = LR_QR_PROSPECTIVE;
+    clear_epoch_state(q);
+    lr_q_reset_election_timer(q);
+    lr_q_voter(q, q->conf.node_id)->granted = 1;
+    if (lr_q_majority(q) == 1) {
+        lr_q_to_candidate(q);
+        return;
+    }
+    lr_qmsg m = {.type = LR_QM_VOTE_REQ, .from = q->conf.node_id, .epoch = q->st.epoch + 1,
+                 .leader_id = -1, .last_epoch = q->log.last_epoch(q->ctx),
+                 .end_offset = q->log.end_offset(q->ctx), .pre_vote = 1, .div_epoch = -1,
+                 .div_end_offset = -1, .hw = -1};
+    for (size_t i = 0; i < q->n_voters; i++)
+        if (q->voters[i].id != q->conf.node_id)
+            lr_q_send(q, q->voters[i].id, &m);
+    q->next_fetch = q->now;
+}
+
+void lr_q_stand(lr_quorum *q)
+{
+    if (q->conf.pre_vote)
+        to_prospective(q);
+    else
+        lr_q_to_candidate(q);
+}
+
 /* Leadership is only acted on (LeaderChange, BeginQuorumEpoch) once this
  * state is durable: lr_quorum_state_durable calls lr_q_start_leader. */
 void lr_q_to_leader(lr_quorum *q)
@@ -181,7 +213,8 @@ void lr_q_observe_epoch(lr_quorum *q, int32_t epoch, int32_t leader)
         return;
     }
     if (epoch == q->st.epoch && leader >= 0 && leader != q->conf.node_id &&
-        (q->role == LR_QR_UNATTACHED || q->role == LR_QR_VOTED || q->role == LR_QR_CANDIDATE))
+        (q->role == LR_QR_UNATTACHED || q->role == LR_QR_VOTED || q->role == LR_QR_CANDIDATE ||
+         q->role == LR_QR_PROSPECTIVE))
         lr_q_to_follower(q, epoch, leader);
 }
 
@@ -290,7 +323,7 @@ void lr_quorum_tick(lr_quorum *q, int64_t now_ms)
     case LR_QR_FOLLOWER:
         if (q->now >= q->fetch_deadline) {
             if (lr_q_can_vote(q)) {
-                lr_q_to_candidate(q);
+                lr_q_stand(q);
                 return;
             }
             /* An observer that lost its leader looks for it again. */
@@ -306,7 +339,7 @@ void lr_quorum_tick(lr_quorum *q, int64_t now_ms)
     default:
         if (q->now >= q->election_deadline) {
             if (lr_q_can_vote(q)) {
-                lr_q_to_candidate(q);
+                lr_q_stand(q);
                 return;
             }
             lr_q_reset_election_timer(q);
@@ -418,7 +451,8 @@ int lr_quorum_durable(const lr_quorum *q) { return !pending(q); }
 
 int32_t lr_quorum_leader(const lr_quorum *q)
 {
-    return q->role == LR_QR_RESIGNED ? -1 : q->st.leader_id;
+    /* A resigned (or restarted) leader names no one: not itself. */
+    return q->st.leader_id == q->conf.node_id && q->role != LR_QR_LEADER ? -1 : q->st.leader_id;
 }
 
 static int64_t min64(int64_t a, int64_t b)

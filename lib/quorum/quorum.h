@@ -40,7 +40,8 @@ typedef enum lr_quorum_role {
     LR_QR_CANDIDATE,  /* asking for votes in this epoch */
     LR_QR_LEADER,
     LR_QR_FOLLOWER,   /* a leader is known in this epoch (voters and observers) */
-    LR_QR_RESIGNED    /* was leader of this epoch, gave it up */
+    LR_QR_RESIGNED,   /* was leader of this epoch, gave it up */
+    LR_QR_PROSPECTIVE /* pre-vote: asking whether it could win epoch + 1 */
 } lr_quorum_role;
 
 /* What quorum-state holds. voted_for and leader_id are -1 when none.
@@ -86,6 +87,7 @@ typedef struct lr_qmsg {
     int32_t last_epoch;
     int64_t end_offset;
     uint8_t granted;
+    uint8_t pre_vote; /* KIP-996: a question, changes no state; epoch = asker's + 1 */
     /* EndQuorumEpoch: voters in the order they should try to take over. */
     int32_t successors[LR_QUORUM_MAX_VOTERS];
     uint8_t n_successors;
@@ -145,6 +147,7 @@ typedef struct lr_quorum_conf {
     int64_t request_timeout_ms;  /* resend an unanswered fetch / vote request */
     size_t max_fetch_entries;    /* per fetch response */
     uint64_t seed;
+    int pre_vote; /* stand only after a majority said it could win */
 } lr_quorum_conf;
 
 /* How the instance starts. state: quorum-state as read from disk, NULL

@@ -26,7 +26,11 @@ void lr_q_maybe_fetch(lr_quorum *q)
     if (q->durable_seq < q->seq || q->now < q->next_fetch)
         return;
     int32_t to;
-    if (q->role == LR_QR_FOLLOWER) {
+    if (q->role == LR_QR_FOLLOWER ||
+        (q->role == LR_QR_PROSPECTIVE && q->st.leader_id >= 0 &&
+         q->st.leader_id != q->conf.node_id)) {
+        /* A prospective voter keeps asking its last leader: an answer
+         * makes it a follower again. */
         to = q->st.leader_id;
     } else if (q->role != LR_QR_LEADER && q->role != LR_QR_CANDIDATE && !lr_q_can_vote(q)) {
         to = q->voters[(size_t)q->bootstrap_rr % q->n_voters].id;
@@ -161,7 +165,10 @@ int lr_q_on_fetch_resp(lr_quorum *q, const lr_qmsg *m)
     if (m->epoch < q->st.epoch)
         return 0;
     if (q->role != LR_QR_FOLLOWER) {
-        if (m->leader_id >= 0 && m->leader_id != q->conf.node_id)
+        /* The leader answering, or another node naming it; a leader that
+         * answers with an error is not followed again. */
+        int hint = m->error ? m->leader_id != m->from : m->leader_id == m->from;
+        if (hint && m->leader_id >= 0 && m->leader_id != q->conf.node_id)
             lr_q_observe_epoch(q, m->epoch, m->leader_id);
         return 0;
     }

@@ -264,6 +264,7 @@ qt_cluster *qt_new(int n_voters, int n_observers, uint64_t seed, const qt_params
     c->conf.fetch_timeout_ms = 200;
     c->conf.request_timeout_ms = 50;
     c->conf.max_fetch_entries = 8;
+    c->conf.pre_vote = p->pre_vote;
     c->heal_at = -1;
     c->trace = getenv("LOGREP_QUORUM_TRACE") != NULL;
     for (int i = 0; i < c->n; i++) {
@@ -491,6 +492,18 @@ qt_node *qt_leader(qt_cluster *c)
             best = nd;
     }
     return best;
+}
+
+qt_node *qt_elect(qt_cluster *c, int64_t limit_ms)
+{
+    for (int64_t i = 0; i < limit_ms; i++) {
+        qt_advance(c, 1);
+        qt_settle(c);
+        qt_node *l = qt_leader(c);
+        if (l && lr_quorum_hw(l->q) > 0)
+            return l;
+    }
+    return NULL;
 }
 
 int qt_propose(qt_cluster *c, qt_node *nd)

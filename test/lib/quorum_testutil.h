@@ -60,6 +60,7 @@ typedef struct qt_params {
     int64_t persist_delay, flush_delay; /* upper bounds; 0 = at once in qt_settle */
     int chaos;       /* crashes, partitions, clock jumps, disk loss */
     int propose_pct; /* per step at the leader */
+    int pre_vote;    /* lr_quorum_conf.pre_vote */
 } qt_params;
 
 typedef struct qt_cluster {
@@ -118,6 +119,9 @@ void qt_crash(qt_cluster *c, qt_node *nd, int lose_tail);
 void qt_restart(qt_cluster *c, qt_node *nd, int disk_lost);
 /* The leader with the highest epoch among up nodes, NULL. */
 qt_node *qt_leader(qt_cluster *c);
+/* Advances 1 ms at a time, settling, until a leader has committed its
+ * LeaderChange record; that leader, or NULL after limit_ms. */
+qt_node *qt_elect(qt_cluster *c, int64_t limit_ms);
 /* Proposes one entry at nd; what lr_quorum_propose returns. */
 int qt_propose(qt_cluster *c, qt_node *nd);
 /* Invariants; 0, or -1 with c->why set. */
