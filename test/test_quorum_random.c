@@ -82,7 +82,7 @@ Test(quorum_random, three_voters)
 
 Test(quorum_random, five_voters)
 {
-    sweep(5, 0, &HOSTILE, 8, 2000);
+    sweep(5, 0, &HOSTILE, 6, 2000);
 }
 
 Test(quorum_random, three_voters_and_an_observer)
@@ -111,5 +111,5 @@ Test(quorum_random, five_voters_pre_vote)
 {
     qt_params p = HOSTILE;
     p.pre_vote = 1;
-    sweep(5, 1, &p, 6, 6000);
+    sweep(5, 1, &p, 3, 6000);
 }
