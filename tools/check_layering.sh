@@ -9,7 +9,7 @@
 rank() {
     case "$1" in
         base) echo 0 ;; codec) echo 1 ;; storage|transport) echo 2 ;;
-        log|proto) echo 3 ;; replica) echo 4 ;; controller|group) echo 5 ;;
+        log|proto) echo 3 ;; replica) echo 4 ;; controller|group|quorum) echo 5 ;;
         node) echo 6 ;; driver) echo 7 ;; sim) echo 8 ;; *) echo 99 ;;
     esac
 }

@@ -1,0 +1,133 @@
+/* A simulated cluster of lr_quorum instances for the quorum tests: an
+ * in-memory log per node (with a durable prefix), quorum-state writes that
+ * complete later, a network that drops, duplicates, delays and reorders,
+ * partitions, crashes, disk loss and clock jumps, all from one seed. The
+ * invariants of docs/quorum.md are checked by qt_check. */
+#ifndef LOGREP_QUORUM_TESTUTIL_H
+#define LOGREP_QUORUM_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/prng.h"
+#include "quorum/quorum.h"
+
+#define QT_MAX_NODES 8
+#define QT_DATA 96
+
+typedef struct qt_entry {
+    int32_t epoch;
+    int16_t control;
+    size_t len;
+    uint8_t data[QT_DATA];
+} qt_entry;
+
+typedef struct qt_log {
+    qt_entry *e;
+    size_t n, cap;
+    size_t durable; /* entries that survive a power loss */
+} qt_log;
+
+typedef struct qt_msg {
+    int32_t from, to;
+    int64_t at; /* delivery time */
+    uint64_t order;
+    lr_qmsg m;
+    qt_entry *entries;
+} qt_msg;
+
+typedef struct qt_node {
+    int32_t id;
+    lr_quorum *q;
+    int up;
+    int incarnation;
+    qt_log log;
+    lr_quorum_state durable_state;
+    int has_state;          /* quorum-state exists on disk */
+    lr_quorum_state pending_state;
+    uint64_t pending_seq;   /* 0: no write outstanding */
+    int64_t persist_at;
+    int64_t flush_at;       /* -1: no flush scheduled */
+    int64_t clock_off;
+    int32_t max_durable_epoch;
+    int32_t last_epoch;     /* in memory, this incarnation */
+    int64_t hw;             /* largest commit seen, this incarnation */
+} qt_node;
+
+typedef struct qt_params {
+    int drop_pct, dup_pct;
+    int64_t min_delay, max_delay;
+    int64_t persist_delay, flush_delay; /* upper bounds; 0 = at once in qt_settle */
+    int chaos;       /* crashes, partitions, clock jumps, disk loss */
+    int propose_pct; /* per step at the leader */
+    int pre_vote;    /* lr_quorum_conf.pre_vote */
+} qt_params;
+
+typedef struct qt_cluster {
+    qt_node nodes[QT_MAX_NODES];
+    int n;         /* nodes (voters first) */
+    int n_voters;
+    int32_t voters[QT_MAX_NODES];
+    lr_quorum_conf conf;
+    qt_params p;
+    lr_prng rng;
+    uint64_t seed;
+    int64_t now;
+    qt_msg *net;
+    size_t n_net, cap_net;
+    uint64_t order;
+    uint8_t cut[QT_MAX_NODES][QT_MAX_NODES]; /* link i -> j down */
+    int64_t heal_at;
+    /* The model: every entry ever committed, and who led each epoch. */
+    qt_entry *committed;
+    int32_t *commit_epoch;
+    size_t n_committed, cap_committed;
+    int32_t *leader_of;
+    size_t n_leader_of;
+    uint64_t proposed;
+    char why[512]; /* first invariant broken, "" when none */
+    int trace;     /* LOGREP_QUORUM_TRACE: every delivery to stderr */
+    long steps, crashes, disk_losses, partitions, jumps, elections;
+} qt_cluster;
+
+/* n_voters voters (ids 1..), n_observers more nodes; all formatted. */
+qt_cluster *qt_new(int n_voters, int n_observers, uint64_t seed, const qt_params *p);
+void qt_free(qt_cluster *c);
+
+qt_node *qt_node_of(qt_cluster *c, int32_t id);
+int64_t qt_now(const qt_cluster *c, const qt_node *nd);
+
+/* One step of the random simulation; qt_check after it. */
+void qt_step(qt_cluster *c);
+/* Delivers every message, completes every write and flush, repeatedly,
+ * without advancing time (unit tests). */
+void qt_settle(qt_cluster *c);
+/* Advances time by ms in 1 ms ticks, delivering what is due. */
+void qt_advance(qt_cluster *c, int64_t ms);
+/* Completes node id's outstanding quorum-state write / log flush now. */
+void qt_complete_persist(qt_cluster *c, qt_node *nd);
+void qt_complete_flush(qt_cluster *c, qt_node *nd);
+/* Delivers queued messages (to anyone) of `type` (0: any); the count. */
+size_t qt_deliver(qt_cluster *c, lr_qmsg_type type);
+/* Queued messages from -> to of type (from/to -1: any; type 0: any). */
+size_t qt_count(const qt_cluster *c, int32_t from, int32_t to, lr_qmsg_type type);
+/* Injects a message as if received. */
+int qt_inject(qt_cluster *c, int32_t to, const lr_qmsg *m);
+void qt_drop_all(qt_cluster *c);
+
+void qt_crash(qt_cluster *c, qt_node *nd, int lose_tail);
+void qt_restart(qt_cluster *c, qt_node *nd, int disk_lost);
+/* The leader with the highest epoch among up nodes, NULL. */
+qt_node *qt_leader(qt_cluster *c);
+/* Advances 1 ms at a time, settling, until a leader has committed its
+ * LeaderChange record; that leader, or NULL after limit_ms. */
+qt_node *qt_elect(qt_cluster *c, int64_t limit_ms);
+/* Proposes one entry at nd; what lr_quorum_propose returns. */
+int qt_propose(qt_cluster *c, qt_node *nd);
+/* Invariants; 0, or -1 with c->why set. */
+int qt_check(qt_cluster *c);
+/* Heals everything and runs until a leader commits a new entry; 0 or -1
+ * (c->why) after limit_ms of simulated time. */
+int qt_liveness(qt_cluster *c, int64_t limit_ms);
+
+#endif
