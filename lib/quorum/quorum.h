@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "logrep.h"
+#include <logrep.h>
 
 #define LR_QUORUM_MAX_VOTERS 16
 /* Control record type of the record a new leader writes first (formats.md
