@@ -1,4 +1,4 @@
-/* The LeaderChange control record (formats.md §3): key = int16 version 0,
+/* The LeaderChange control record (docs/quorum.md, "The LeaderChange record"): key = int16 version 0,
  * int16 type 2; value = int16 version 0, then a flexible-version body:
  * LeaderId int32, Voters and GrantingVoters as compact arrays of
  * {VoterId int32, no tagged fields}, no tagged fields. */

@@ -30,8 +30,8 @@
 #include <logrep.h>
 
 #define LR_QUORUM_MAX_VOTERS 16
-/* Control record type of the record a new leader writes first (formats.md
- * §3: LEADER_CHANGE = 2). */
+/* Control record type of the record a new leader writes first (docs/quorum.md,
+ * "The LeaderChange record": LEADER_CHANGE = 2). */
 #define LR_QUORUM_CTL_LEADER_CHANGE 2
 
 typedef enum lr_quorum_role {
@@ -203,7 +203,7 @@ int lr_quorum_durable(const lr_quorum *q);
 int64_t lr_quorum_deadline(const lr_quorum *q);
 const char *lr_quorum_role_name(lr_quorum_role r);
 
-/* LeaderChange record (formats.md §3): key (4 bytes) and value. Return
+/* LeaderChange record (docs/quorum.md, "The LeaderChange record"): key (4 bytes) and value. Return
  * the length written, or 0 when cap is too small. */
 size_t lr_quorum_leader_change_key(uint8_t *out, size_t cap);
 size_t lr_quorum_leader_change_value(int32_t leader, const int32_t *voters, size_t n_voters,
