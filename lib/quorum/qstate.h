@@ -32,9 +32,9 @@ typedef struct lr_qstate_file {
 /* Reads dir/quorum-state through st into *out.
  * 0; LOGREP_ERR__NOENT when the file (or dir) is missing: the host starts
  * the quorum with boot.state = NULL; LOGREP_ERR__CORRUPT when it is
- * malformed, truncated, too large or out of range (the host must not
- * start the quorum from it, nor as if it were missing, without an
- * operator: docs/quorum.md); storage errors. *out is untouched on error. */
+ * malformed, truncated, too large or out of range: nothing in it is
+ * trusted, the host starts as after a disk loss (boot.disk_lost = 1,
+ * docs/quorum.md); storage errors. *out is untouched on error. */
 int lr_qstate_read(const logrep_storage *st, const char *dir, lr_qstate_file *out);
 
 /* Replaces dir/quorum-state with s and voters, durably: quorum-state.tmp
