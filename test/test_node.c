@@ -142,24 +142,6 @@ Test(node, acks_all_needs_no_tick)
 
 static int16_t metadata_error(net *w, int via, const char *topic, int auto_create, int *listed);
 
-static int delete_topic(net *w, int via, const char *name)
-{
-    logrep_msg *m, *r;
-    logrep_msg_new(NULL, &m);
-    logrep_msg_new(NULL, &r);
-    cr_assert_eq(logrep_msg_init_request(m, LOGREP_API_DELETE_TOPICS, 4, 11, "test"), LOGREP_OK);
-    logrep_struct *root = logrep_msg_root(m);
-    logrep_struct_set_int(root, logrep_struct_field(root, "TimeoutMs"), 10000);
-    int ft = logrep_struct_field(root, "TopicNames");
-    logrep_struct_set_count(root, ft, 1);
-    logrep_struct_set_elem_bytes(root, ft, 0, name, (int32_t)strlen(name));
-    uint64_t c = client_send(w, via, m);
-    client_wait(w, c, LOGREP_API_DELETE_TOPICS, 4, r, 5000);
-    int code = (int)fint(elem(logrep_msg_root(r), "Responses", 0), "ErrorCode");
-    logrep_msg_free(m);
-    logrep_msg_free(r);
-    return code;
-}
 
 typedef struct dir_scan {
     const char *prefix;
@@ -230,17 +212,6 @@ static int64_t hosted_end(net *w, int id, const char *topic, int part)
     return -1;
 }
 
-/* Three nodes and topic dt (one partition, RF 3); returns its leader. */
-static int three_nodes_with_dt(net *w)
-{
-    setup(w, 3);
-    run(w, 3000);
-    create_topic(w, 1, "dt", 1, 3);
-    run(w, 1500);
-    int leader = leader_of(w, 1, "dt", 0, NULL);
-    cr_assert(leader >= 1);
-    return leader;
-}
 
 Test(node, deleted_topic_stays_deleted_when_recreated)
 {
@@ -253,7 +224,7 @@ Test(node, deleted_topic_stays_deleted_when_recreated)
     }
     char old_id[64];
     dir_topic_id(&w, 2, "dt-0", old_id);
-    cr_assert_eq(delete_topic(&w, 1, "dt"), 0);
+    cr_assert_eq(delete_topic_wire(&w, 1, "dt"), 0);
     run(&w, 200);
     for (int id = 1; id <= 3; id++) {
         cr_assert_eq(dir_count(&w, id, "dt-0", NULL), 0, "node %d kept dt-0", id);
@@ -299,8 +270,8 @@ Test(node, stale_directory_of_a_down_replica_becomes_stray)
     int down = leader == 3 ? 2 : 3;
     kill_node(&w, down);
     run(&w, 1000);
-    cr_assert_eq(delete_topic(&w, 1, "dt"), 0);
-    cr_assert_eq(delete_topic(&w, 1, "gone"), 0);
+    cr_assert_eq(delete_topic_wire(&w, 1, "dt"), 0);
+    cr_assert_eq(delete_topic_wire(&w, 1, "gone"), 0);
     run(&w, 500);
     create_topic(&w, 1, "dt", 1, 3);
     run(&w, 1000);
@@ -334,7 +305,7 @@ Test(node, restart_finishes_a_deletion)
     run(&w, 500);
     cr_assert_eq(produce(&w, 1, "keep", 0, "v0", -1, NULL), 0);
     cr_assert_eq(produce(&w, 1, "dt", 0, "v0", -1, NULL), 0);
-    cr_assert_eq(delete_topic(&w, 1, "dt"), 0);
+    cr_assert_eq(delete_topic_wire(&w, 1, "dt"), 0);
     run(&w, 100);
     cr_assert_eq(dir_count(&w, 1, "dt-0.", "-delete"), 1);
     kill_node(&w, 1); /* before the delay */
@@ -479,7 +450,7 @@ Test(node, topic_ids_do_not_repeat_across_restarts)
     uint8_t first[16], again[16];
     cr_assert_eq(create_topic_code(&w, 1, "t1", 1, 1, NULL, 0, first), 0);
     run(&w, 300);
-    cr_assert_eq(delete_topic(&w, 1, "t1"), 0);
+    cr_assert_eq(delete_topic_wire(&w, 1, "t1"), 0);
     run(&w, 300);
     kill_node(&w, 1);
     restart_node(&w, 1);
@@ -513,7 +484,7 @@ Test(node, retired_name_of_a_long_topic_fits)
     char dir[260];
     snprintf(dir, sizeof dir, "%s-0", name);
     cr_assert_eq(dir_count(&w, 1, dir, NULL), 1);
-    cr_assert_eq(delete_topic(&w, 1, name), 0);
+    cr_assert_eq(delete_topic_wire(&w, 1, name), 0);
     run(&w, 100);
     cr_assert_eq(dir_count(&w, 1, dir, NULL), 0);
     cr_assert_eq(dir_count(&w, 1, "xxxx", "-delete"), 1);
@@ -533,7 +504,7 @@ Test(node, parked_produce_is_answered_when_its_topic_is_deleted)
     uint64_t c = produce_send(&w, leader, "dt", 0, "v0", -1);
     run(&w, 200);
     cr_assert(!client_has(&w, c), "answered before the deletion");
-    cr_assert_eq(delete_topic(&w, 1, "dt"), 0);
+    cr_assert_eq(delete_topic_wire(&w, 1, "dt"), 0);
     cr_assert_eq(produce_wait(&w, c, 1000, NULL), LOGREP_ERR_NOT_LEADER_OR_FOLLOWER);
     teardown(&w);
 }

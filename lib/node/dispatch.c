@@ -103,7 +103,7 @@ int lr_req_init(const lr_req *r)
 
 int lr_req_answer(logrep_node *n, const lr_req *r)
 {
-    lr_slot *s = lr_conn_slot(n, r->conn);
+    lr_slot *s = r->slot ? r->slot : lr_conn_slot(n, r->conn);
     return s ? lr_conn_finish(n, r->conn, s, r->resp) : LOGREP_ERR__NOMEM;
 }
 
@@ -114,11 +114,88 @@ int16_t lr_wire_code(int err)
     return err ? LOGREP_ERR_UNKNOWN_SERVER_ERROR : 0;
 }
 
-int lr_dispatch(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t flen, int64_t now_ms)
+/* Metadata describes the cluster as it is when it is built. Kafka reads a
+ * connection's next request only once the previous one is answered, so a
+ * Metadata request pipelined behind an acks=all produce is built after
+ * that produce completes. Built on arrival and held behind the parked
+ * answer, it would leave seconds later describing leaders already gone:
+ * a producer retrying on such a leader can be stranded there (seen with
+ * librdkafka's idempotent producer after a broker's kill -9). So it waits
+ * for its turn, its frame copied, and is built then. Only handlers that
+ * always answer at once are deferred (lr_req.slot). */
+typedef struct deferred {
+    lr_parked base;
+    size_t len;
+    uint8_t *frame;
+} deferred;
+
+static int run(logrep_node *n, lr_conn *c, lr_slot *slot, const uint8_t *frame, size_t flen,
+               int64_t now_ms);
+
+static int deferred_poll(logrep_node *n, lr_parked *d, int64_t now_ms)
+{
+    deferred *q = (deferred *)d;
+    lr_conn *c = d->conn;
+    if (c->closed)
+        return 1;
+    if (c->head != d->slot)
+        return 0; /* an earlier answer is still out */
+    int err = logrep_msg_decode_request(n->req, q->frame, q->len);
+    if (!err)
+        err = run(n, c, d->slot, q->frame, q->len, now_ms);
+    if (err) {
+        /* Its place in the order cannot be filled: close, the client
+         * retries (as for a request that fails on arrival). */
+        lr_conn_skip(n, c, d->slot);
+        lr_conn_close(n, c);
+    }
+    return 1;
+}
+
+static int64_t deferred_deadline(const logrep_node *n, const lr_parked *d, int64_t now_ms)
+{
+    (void)n;
+    return d->conn->closed || d->conn->head == d->slot ? now_ms : INT64_MAX;
+}
+
+static void deferred_free(logrep_node *n, lr_parked *d)
+{
+    deferred *q = (deferred *)d;
+    lr_free(&n->alloc, q->frame, q->len);
+    lr_free(&n->alloc, q, sizeof *q);
+}
+
+static const lr_park_ops deferred_ops = {deferred_poll, deferred_deadline, deferred_free};
+
+/* 1 when the request was deferred; 0 to handle it now; an error. */
+static int maybe_defer(logrep_node *n, lr_conn *c, int api, const uint8_t *frame, size_t flen)
+{
+    if (api != LOGREP_API_METADATA || !c->head || !frame)
+        return 0;
+    deferred *q = lr_malloc(&n->alloc, sizeof *q);
+    uint8_t *copy = flen ? lr_malloc(&n->alloc, flen) : NULL;
+    if (!q || (flen && !copy)) {
+        lr_free(&n->alloc, q, sizeof *q);
+        lr_free(&n->alloc, copy, flen);
+        return LOGREP_ERR__NOMEM;
+    }
+    memset(q, 0, sizeof *q);
+    memcpy(copy, frame, flen);
+    q->frame = copy;
+    q->len = flen;
+    if (lr_park_add(n, c, n->req, &q->base, &deferred_ops) != 0) {
+        deferred_free(n, &q->base);
+        return LOGREP_ERR__NOMEM;
+    }
+    return 1;
+}
+
+static int run(logrep_node *n, lr_conn *c, lr_slot *slot, const uint8_t *frame, size_t flen,
+               int64_t now_ms)
 {
     int api = logrep_msg_api_key(n->req);
     int i = find(api);
-    lr_req r = {c, n->req, n->resp, frame, flen, lr_node_conn_roles(n, c), now_ms};
+    lr_req r = {c, n->req, n->resp, frame, flen, lr_node_conn_roles(n, c), now_ms, slot};
     if (i < 0 || !(served[i].roles & r.roles)) {
         /* An API outside the table, or one this listener does not serve:
          * Kafka closes the connection. */
@@ -132,4 +209,14 @@ int lr_dispatch(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t flen, i
     if (h == served[i].controller)
         lr_nctl_at(n, now_ms); /* the time its records carry */
     return h(n, &r);
+}
+
+int lr_dispatch(logrep_node *n, lr_conn *c, const uint8_t *frame, size_t flen, int64_t now_ms)
+{
+    int d = lr_node_serves(n, c, logrep_msg_api_key(n->req))
+                ? maybe_defer(n, c, logrep_msg_api_key(n->req), frame, flen)
+                : 0;
+    if (d)
+        return d < 0 ? d : 0;
+    return run(n, c, NULL, frame, flen, now_ms);
 }

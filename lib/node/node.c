@@ -295,7 +295,7 @@ LOGREP_API logrep_err logrep_node_request(logrep_node *n, uint64_t conn, const v
     if (err == LOGREP_ERR_UNSUPPORTED_VERSION &&
         logrep_msg_api_key(n->req) == LOGREP_API_API_VERSIONS) {
         /* Answered with the versions served, in the client's v0 header. */
-        lr_req r = {c, n->req, n->resp, frame, len, lr_node_conn_roles(n, c), now_ms};
+        lr_req r = {c, n->req, n->resp, frame, len, lr_node_conn_roles(n, c), now_ms, NULL};
         if ((err = lr_api_versions(n, &r)) != 0) {
             lr_conn_close(n, c);
             drop_conn(n, c);

@@ -293,6 +293,7 @@ typedef struct lr_req {
     size_t len;
     int roles;            /* LR_ROLE_* served on conn */
     int64_t now_ms;
+    struct lr_slot *slot; /* reserved at arrival (a deferred request); NULL: the next */
 } lr_req;
 
 /* Handles the request decoded in n->req. An error means it could not be
@@ -304,7 +305,7 @@ int lr_node_serves(const logrep_node *n, const lr_conn *c, int api);
 int lr_node_conn_roles(const logrep_node *n, const lr_conn *c);
 /* Starts r->resp as the answer to r->msg. */
 int lr_req_init(const lr_req *r);
-/* Sends r->resp now, in r->conn's next slot. */
+/* Sends r->resp now, in r->slot or else r->conn's next slot. */
 int lr_req_answer(logrep_node *n, const lr_req *r);
 /* A local result as a wire error code (local failures are
  * UNKNOWN_SERVER_ERROR on the wire). */

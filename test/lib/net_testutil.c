@@ -515,3 +515,35 @@ void fetch_request(logrep_msg *m, const char *topic, int part, int64_t offset, i
     logrep_struct_set_int(p, logrep_struct_field(p, "FetchOffset"), offset);
     logrep_struct_set_int(p, logrep_struct_field(p, "PartitionMaxBytes"), 1 << 20);
 }
+
+/* DeleteTopics v4 of one topic through node `via`; its error code. */
+int delete_topic_wire(net *w, int via, const char *name)
+{
+    logrep_msg *m, *r;
+    logrep_msg_new(NULL, &m);
+    logrep_msg_new(NULL, &r);
+    cr_assert_eq(logrep_msg_init_request(m, LOGREP_API_DELETE_TOPICS, 4, 11, "test"), LOGREP_OK);
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_int(root, logrep_struct_field(root, "TimeoutMs"), 10000);
+    int ft = logrep_struct_field(root, "TopicNames");
+    logrep_struct_set_count(root, ft, 1);
+    logrep_struct_set_elem_bytes(root, ft, 0, name, (int32_t)strlen(name));
+    uint64_t c = client_send(w, via, m);
+    client_wait(w, c, LOGREP_API_DELETE_TOPICS, 4, r, 5000);
+    int code = (int)fint(elem(logrep_msg_root(r), "Responses", 0), "ErrorCode");
+    logrep_msg_free(m);
+    logrep_msg_free(r);
+    return code;
+}
+
+/* Three nodes and topic dt (one partition, RF 3); returns its leader. */
+int three_nodes_with_dt(net *w)
+{
+    setup(w, 3);
+    run(w, 3000);
+    create_topic(w, 1, "dt", 1, 3);
+    run(w, 1500);
+    int leader = leader_of(w, 1, "dt", 0, NULL);
+    cr_assert(leader >= 1);
+    return leader;
+}

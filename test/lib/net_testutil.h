@@ -115,4 +115,9 @@ int fetch_count(net *w, int from, const char *topic, int part, int64_t offset, i
 void fetch_request(logrep_msg *m, const char *topic, int part, int64_t offset, int32_t max_wait_ms,
                    int32_t min_bytes);
 
+/* DeleteTopics v4 of one topic through node `via`; its error code. */
+int delete_topic_wire(net *w, int via, const char *name);
+/* Three nodes and topic dt (one partition, RF 3); returns its leader. */
+int three_nodes_with_dt(net *w);
+
 #endif
