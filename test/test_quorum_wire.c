@@ -93,6 +93,17 @@ static int send_msg(wire *x, const lr_qwire *w, const lr_qwire *wr, const lr_qms
                             : lr_qwire_decode_request(wr, x->rx, out);
 }
 
+static void same(const lr_qmsg *a, const lr_qmsg *b);
+
+/* m through the wire comes back the same. */
+static void trip(wire *x, const lr_qwire *w, const lr_qwire *wr, const lr_qmsg *m, int ver,
+                 const lr_qmsg *req)
+{
+    lr_qmsg out;
+    cr_assert_eq(send_msg(x, w, wr, m, ver, req, &out), 0, "type %d v%d", m->type, ver);
+    same(m, &out);
+}
+
 static lr_qmsg blank(lr_qmsg_type t, int32_t from, int32_t epoch)
 {
     return (lr_qmsg){.type = t, .from = from, .epoch = epoch, .leader_id = -1, .last_epoch = -1,
@@ -186,20 +197,19 @@ Test(quorum_wire, vote_round_trips_at_every_version)
     wire_init(&x);
     for (int ver = 0; ver <= 2; ver++) {
         for (int pre = 0; pre <= (ver == 2); pre++) {
-            lr_qmsg m = blank(LR_QM_VOTE_REQ, 1, 7), out, back;
+            lr_qmsg m = blank(LR_QM_VOTE_REQ, 1, 7), out;
             m.last_epoch = 6;
             m.end_offset = 1234567890123;
             m.pre_vote = (uint8_t)pre;
             cr_assert_eq(send_msg(&x, &W1, &W2, &m, ver, NULL, &out), 0);
             same(&m, &out);
-            cr_assert_eq(out.leader_id, -1);
+            cr_assert_eq(out.leader_id, -1); /* not on the wire */
             lr_qmsg r = blank(LR_QM_VOTE_RESP, 2, 7);
             r.leader_id = 3;
             r.granted = 1;
             r.pre_vote = (uint8_t)pre;
             r.error = pre ? 0 : LOGREP_ERR_FENCED_LEADER_EPOCH;
-            cr_assert_eq(send_msg(&x, &W2, &W1, &r, ver, &m, &back), 0);
-            same(&r, &back);
+            trip(&x, &W2, &W1, &r, ver, &m);
         }
     }
     wire_free(&x);
@@ -210,29 +220,24 @@ Test(quorum_wire, begin_and_end_round_trip_at_every_version)
     wire x;
     wire_init(&x);
     for (int ver = 0; ver <= 1; ver++) {
-        lr_qmsg b = blank(LR_QM_BEGIN_REQ, 1, 9), out;
+        lr_qmsg b = blank(LR_QM_BEGIN_REQ, 1, 9);
         b.leader_id = 1;
-        cr_assert_eq(send_msg(&x, &W1, &W2, &b, ver, NULL, &out), 0);
-        same(&b, &out);
+        trip(&x, &W1, &W2, &b, ver, NULL);
         lr_qmsg br = blank(LR_QM_BEGIN_RESP, 2, 9);
         br.leader_id = 1;
-        cr_assert_eq(send_msg(&x, &W2, &W1, &br, ver, &b, &out), 0);
-        same(&br, &out);
+        trip(&x, &W2, &W1, &br, ver, &b);
 
         lr_qmsg e = blank(LR_QM_END_REQ, 1, 9);
         e.leader_id = 1;
         for (int i = 0; i < LR_QUORUM_MAX_VOTERS; i++)
             e.successors[i] = 100 - i;
         e.n_successors = LR_QUORUM_MAX_VOTERS;
-        cr_assert_eq(send_msg(&x, &W1, &W2, &e, ver, NULL, &out), 0);
-        same(&e, &out);
+        trip(&x, &W1, &W2, &e, ver, NULL);
         e.n_successors = 0;
-        cr_assert_eq(send_msg(&x, &W1, &W2, &e, ver, NULL, &out), 0);
-        same(&e, &out);
+        trip(&x, &W1, &W2, &e, ver, NULL);
         lr_qmsg er = blank(LR_QM_END_RESP, 2, 10);
         er.error = LOGREP_ERR_INCONSISTENT_VOTER_SET;
-        cr_assert_eq(send_msg(&x, &W2, &W1, &er, ver, &e, &out), 0);
-        same(&er, &out);
+        trip(&x, &W2, &W1, &er, ver, &e);
     }
     wire_free(&x);
 }
@@ -250,9 +255,9 @@ Test(quorum_wire, fetch_round_trips_from_version_12)
             f.fetch_offset = 40;
             f.last_fetched_epoch = 3;
             f.observer = (uint8_t)obs;
-            cr_assert_eq(send_msg(&x, &W2, &W1, &f, ver, NULL, &out), 0, "v%d", ver);
+            cr_assert_eq(send_msg(&x, &W2, &W1, &f, ver, NULL, &out), 0);
             same(&f, &out);
-            cr_assert_eq(out.leader_id, -1);
+            cr_assert_eq(out.leader_id, -1); /* not on the wire */
 
             /* Records from the fetch offset on. */
             lr_qmsg r = blank(LR_QM_FETCH_RESP, 1, 5);
@@ -262,25 +267,21 @@ Test(quorum_wire, fetch_round_trips_from_version_12)
             r.last_fetched_epoch = 3;
             r.entries = ents;
             r.n_entries = 3;
-            cr_assert_eq(send_msg(&x, &W1, &W2, &r, ver, &f, &out), 0, "v%d", ver);
-            same(&r, &out);
+            trip(&x, &W1, &W2, &r, ver, &f);
 
             /* Nothing new, HW undefined. */
             r.n_entries = 0;
             r.entries = NULL;
             r.hw = -1;
-            cr_assert_eq(send_msg(&x, &W1, &W2, &r, ver, &f, &out), 0);
-            same(&r, &out);
+            trip(&x, &W1, &W2, &r, ver, &f);
 
             /* A divergence, also one at no epoch (-1, 0). */
             r.div_epoch = 2;
             r.div_end_offset = 30;
-            cr_assert_eq(send_msg(&x, &W1, &W2, &r, ver, &f, &out), 0);
-            same(&r, &out);
+            trip(&x, &W1, &W2, &r, ver, &f);
             r.div_epoch = -1;
             r.div_end_offset = 0;
-            cr_assert_eq(send_msg(&x, &W1, &W2, &r, ver, &f, &out), 0);
-            same(&r, &out);
+            trip(&x, &W1, &W2, &r, ver, &f);
 
             /* An error names the leader it knows. */
             r = blank(LR_QM_FETCH_RESP, 3, 6);
@@ -288,8 +289,7 @@ Test(quorum_wire, fetch_round_trips_from_version_12)
             r.leader_id = 1;
             r.base_offset = 40;
             r.last_fetched_epoch = 3;
-            cr_assert_eq(send_msg(&x, &W1, &W2, &r, ver, &f, &out), 0);
-            same(&r, &out);
+            trip(&x, &W1, &W2, &r, ver, &f);
         }
     }
     wire_free(&x);
