@@ -62,8 +62,7 @@ int lr_qwire_api(lr_qmsg_type t, int *version);
  * directory id: a fetcher whose fetches count (a voter) sends none (the
  * zero uuid: the voter set names no directory ids), one that must not
  * count (observer) sends lr_qwire_observer_dir, so the leader treats it
- * as a replica that is not the voter of that id, as KIP-853's voter keys
- * do. */
+ * as a replica that is not the voter of that id. */
 int lr_qwire_encode(const lr_qwire *w, logrep_msg *msg, const lr_qmsg *m, int32_t to,
                     int64_t now_ms, lr_buf *recs);
 
