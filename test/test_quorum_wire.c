@@ -803,6 +803,11 @@ static void resp_top_error(logrep_msg *m)
 }
 static void resp_top_error_neg(logrep_msg *m) { set_int(logrep_msg_root(m), "ErrorCode", -3); }
 static void resp_code_neg(logrep_msg *m) { set_int(partition_of(m, "Topics"), "ErrorCode", -3); }
+static void resp_top_unknown(logrep_msg *m) { set_int(logrep_msg_root(m), "ErrorCode", -1); }
+static void resp_code_unknown(logrep_msg *m)
+{
+    set_int(partition_of(m, "Topics"), "ErrorCode", -1);
+}
 static void resp_leader_bad(logrep_msg *m) { set_int(partition_of(m, "Topics"), "LeaderId", -2); }
 
 Test(quorum_wire, response_refusals)
@@ -811,6 +816,8 @@ Test(quorum_wire, response_refusals)
     lr_qmsg b = some(LR_QM_BEGIN_RESP), breq = some(LR_QM_BEGIN_REQ);
     cr_assert_eq(mutated(&v, 2, &vreq, resp_top_error), LOGREP_ERR_INCONSISTENT_CLUSTER_ID);
     cr_assert_eq(mutated(&v, 2, &vreq, resp_top_error_neg), LOGREP_ERR__INVALID_ARG);
+    cr_assert_eq(mutated(&v, 2, &vreq, resp_top_unknown), LOGREP_ERR_UNKNOWN_SERVER_ERROR);
+    cr_assert_eq(mutated(&v, 2, &vreq, resp_code_unknown), 0);
     cr_assert_eq(mutated(&v, 2, &vreq, resp_code_neg), LOGREP_ERR__INVALID_ARG);
     cr_assert_eq(mutated(&v, 2, &vreq, resp_leader_bad), LOGREP_ERR__INVALID_ARG);
     cr_assert_eq(mutated(&v, 2, &vreq, epoch_neg), LOGREP_ERR__INVALID_ARG);
@@ -860,7 +867,7 @@ static void fetch_resp_leader_bad(logrep_msg *m)
     set_int(cl, "LeaderId", -7);
 }
 static void fetch_hw_bad(logrep_msg *m) { set_int(fetch_partition(m), "HighWatermark", -2); }
-static void fetch_code_neg(logrep_msg *m) { set_int(fetch_partition(m), "ErrorCode", -1); }
+static void fetch_code_neg(logrep_msg *m) { set_int(fetch_partition(m), "ErrorCode", -2); }
 static void fetch_snapshot(logrep_msg *m)
 {
     logrep_struct *p = fetch_partition(m), *s;

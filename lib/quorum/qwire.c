@@ -49,6 +49,9 @@ static int is_zero_uuid(const uint8_t *u)
     return !u || memcmp(u, zero, 16) == 0;
 }
 
+/* Wire error codes: 0, Kafka's codes, or UNKNOWN_SERVER_ERROR (-1). */
+static int code_ok(int64_t c) { return c >= LOGREP_ERR_UNKNOWN_SERVER_ERROR; }
+
 /* --- the one partition ---------------------------------------------------- */
 
 static int names_metadata_topic(const logrep_struct *t)
@@ -285,7 +288,7 @@ int lr_qwire_error_response(logrep_msg *resp, int16_t code)
 {
     logrep_struct *r = logrep_msg_root(resp);
     int key = logrep_msg_api_key(resp);
-    if (!r || !logrep_msg_is_response(resp) || code <= 0 ||
+    if (!r || !logrep_msg_is_response(resp) || !code || !code_ok(code) ||
         (key != LOGREP_API_VOTE && key != LOGREP_API_BEGIN_QUORUM_EPOCH &&
          key != LOGREP_API_END_QUORUM_EPOCH && key != LOGREP_API_FETCH &&
          key != LOGREP_API_DESCRIBE_QUORUM))
@@ -495,7 +498,7 @@ static int dec_fetch_resp(logrep_msg *msg, logrep_struct *r, lr_qmsg *out)
     logrep_struct *cl = logrep_struct_struct(p, fc);
     int64_t lid = lr_f_int(cl, LR_FN_LeaderId), e = lr_f_int(cl, LR_FN_LeaderEpoch);
     int64_t hw = lr_f_int(p, LR_FN_HighWatermark), code = lr_f_int(p, LR_FN_ErrorCode);
-    if (!leader_ok(lid) || !epoch_ok(e) || hw < -1 || code < 0)
+    if (!leader_ok(lid) || !epoch_ok(e) || hw < -1 || !code_ok(code))
         return BAD;
     out->leader_id = (int32_t)lid;
     out->epoch = (int32_t)e;
@@ -536,7 +539,7 @@ int lr_qwire_decode_response(const lr_qwire *w, logrep_msg *msg, const lr_qmsg *
         return BAD;
     int64_t top = lr_f_int(r, LR_FN_ErrorCode);
     if (top)
-        return top > 0 && top <= INT16_MAX ? (int)top : BAD;
+        return code_ok(top) ? (int)top : BAD;
     blank(out, (lr_qmsg_type)(req->type + 1));
     out->from = from;
     if (req->type == LR_QM_FETCH_REQ) {
@@ -549,7 +552,7 @@ int lr_qwire_decode_response(const lr_qwire *w, logrep_msg *msg, const lr_qmsg *
         return BAD;
     int64_t code = lr_f_int(p, LR_FN_ErrorCode), lid = lr_f_int(p, LR_FN_LeaderId);
     int64_t e = lr_f_int(p, LR_FN_LeaderEpoch);
-    if (code < 0 || !leader_ok(lid) || !epoch_ok(e))
+    if (!code_ok(code) || !leader_ok(lid) || !epoch_ok(e))
         return BAD;
     out->error = (int16_t)code;
     out->leader_id = (int32_t)lid;
@@ -608,10 +611,10 @@ static int put_replicas(logrep_struct *p, lr_fname f, const lr_quorum_replica *r
     return err;
 }
 
-int lr_qwire_describe_response(logrep_msg *resp, const logrep_msg *req, const lr_quorum_desc *d,
+int lr_qwire_describe_response(logrep_msg *resp, logrep_msg *req, const lr_quorum_desc *d,
                                int64_t wall_now_ms)
 {
-    logrep_struct *rq = logrep_msg_root((logrep_msg *)req), *rs = logrep_msg_root(resp);
+    logrep_struct *rq = logrep_msg_root(req), *rs = logrep_msg_root(resp);
     if (!rq || !rs || !d || logrep_msg_api_key(req) != LOGREP_API_DESCRIBE_QUORUM ||
         logrep_msg_api_key(resp) != LOGREP_API_DESCRIBE_QUORUM || logrep_msg_is_response(req) ||
         !logrep_msg_is_response(resp) || d->n_voters > LR_QUORUM_MAX_VOTERS ||

@@ -11,10 +11,10 @@
  *
  * Return values: 0; LOGREP_ERR__INVALID_ARG for a message the quorum
  * cannot take (another topic or partition, counts other than one, a
- * required tagged field missing, negative epochs or offsets, a version
- * too old to carry what the quorum needs); a positive wire code when the
- * message is well formed but refused as a whole (see each function);
- * LOGREP_ERR__NOMEM. Nothing is trusted and nothing crashes.
+ * required tagged field missing, negative epochs or offsets, error codes
+ * below -1, a version too old to carry what the quorum needs); a wire
+ * code when the message is well formed but refused as a whole (see each
+ * function); LOGREP_ERR__NOMEM. Nothing is trusted and nothing crashes.
  */
 #ifndef LR_QUORUM_QWIRE_H
 #define LR_QUORUM_QWIRE_H
@@ -82,14 +82,15 @@ int lr_qwire_decode_request(const lr_qwire *w, logrep_msg *msg, lr_qmsg *out);
  * epoch they answer: they come from req, as do Vote's pre_vote). Fetch
  * entries point into msg's frame and msg's memory: valid until msg is
  * decoded, initialised or freed again, and while the frame lives. A
- * response whose top-level ErrorCode is set returns that code (> 0): the
- * request failed as a whole and there is nothing for the quorum. */
+ * response whose top-level ErrorCode is set returns that code (> 0, or
+ * LOGREP_ERR_UNKNOWN_SERVER_ERROR): the request failed as a whole and
+ * there is nothing for the quorum. */
 int lr_qwire_decode_response(const lr_qwire *w, logrep_msg *msg, const lr_qmsg *req,
                              int32_t from, lr_qmsg *out);
 
-/* Fills an opened response of any of these APIs with a top-level error
- * (code > 0) and no partitions, as Kafka answers a request it refuses as
- * a whole. */
+/* Fills an opened response of any of these APIs (Fetch from 7) with a
+ * top-level error (a wire code, not 0) and no partitions, as Kafka
+ * answers a request it refuses as a whole. */
 int lr_qwire_error_response(logrep_msg *resp, int16_t code);
 
 /* Answers a DescribeQuorum request: resp is opened as its response. A
@@ -100,7 +101,7 @@ int lr_qwire_error_response(logrep_msg *resp, int16_t code);
  * clock; each is sent as wall_now_ms - (d->now_ms - t), so a host whose
  * quorum clock is monotonic passes the wall-clock time of d->now_ms (and
  * one that drives the quorum with wall-clock time passes d->now_ms). */
-int lr_qwire_describe_response(logrep_msg *resp, const logrep_msg *req, const lr_quorum_desc *d,
+int lr_qwire_describe_response(logrep_msg *resp, logrep_msg *req, const lr_quorum_desc *d,
                                int64_t wall_now_ms);
 
 #endif
