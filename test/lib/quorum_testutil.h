@@ -134,4 +134,13 @@ int qt_check(qt_cluster *c);
  * (c->why) after limit_ms of simulated time. */
 int qt_liveness(qt_cluster *c, int64_t limit_ms);
 
+/* A deterministic xorshift64 source for the storage tests (seed != 0). */
+static inline uint64_t qt_rng_next(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
 #endif
