@@ -119,3 +119,54 @@ Test(proto_schema, spot_checks)
     cr_assert_eq(lr_proto_api_find(22)->flex, 2);
     cr_assert_eq(lr_proto_api_find(9)->flex, 6);
 }
+
+/* The fields the metadata quorum reads (lib/quorum/qwire.c): versions,
+ * tags and defaults a round trip cannot catch, since both sides read the
+ * same table. */
+Test(proto_schema, quorum_spot_checks)
+{
+    const lr_papi *fetch = lr_proto_api_find(1);
+    const lr_pfield *f = find(fetch->req, "ClusterId");
+    cr_assert(f && f->v0 == 12 && f->t0 == 12 && f->tag == 0 && (f->flags & LR_PF_DEFNULL));
+    f = find(find(fetch->req, "ReplicaState")->sub, "ReplicaEpoch");
+    cr_assert(f && f->type == LOGREP_FT_INT64 && f->def == -1);
+    const lr_pstruct *fp = find(find(fetch->req, "Topics")->sub, "Partitions")->sub;
+    f = find(fp, "LastFetchedEpoch");
+    cr_assert(f && f->v0 == 12 && f->t0 < 0 && f->def == -1);
+    f = find(fp, "ReplicaDirectoryId");
+    cr_assert(f && f->v0 == 17 && f->t0 == 17 && f->tag == 0);
+    const lr_pstruct *rp = find(find(fetch->resp, "Responses")->sub, "Partitions")->sub;
+    static const char *const tagged[] = {"DivergingEpoch", "CurrentLeader", "SnapshotId"};
+    for (int i = 0; i < 3; i++) {
+        f = find(rp, tagged[i]);
+        cr_assert(f && f->v0 == 12 && f->t0 == 12 && f->tag == i, "%s", tagged[i]);
+        for (unsigned k = 0; k < f->sub->nfields; k++)
+            cr_assert_eq(f->sub->fields[k].def, -1, "%s", tagged[i]);
+    }
+    f = find(fetch->resp, "NodeEndpoints");
+    cr_assert(f && f->v0 == 16 && f->t0 == 16 && f->tag == 0);
+
+    const lr_papi *vote = lr_proto_api_find(52);
+    cr_assert(vote->max == 2 && vote->flex == 0);
+    const lr_pstruct *vp = find(find(vote->req, "Topics")->sub, "Partitions")->sub;
+    f = find(vp, "PreVote");
+    cr_assert(f && f->v0 == 2 && f == &vp->fields[vp->nfields - 1]);
+    f = find(vote->req, "VoterId");
+    cr_assert(f && f->v0 == 1 && f->def == -1);
+    cr_assert_eq(lr_proto_api_find(53)->flex, 1);
+    cr_assert_eq(lr_proto_api_find(54)->flex, 1);
+
+    const lr_papi *dq = lr_proto_api_find(55);
+    cr_assert(dq && dq->min == 0 && dq->max == 2 && dq->flex == 0);
+    const lr_pstruct *dp = find(find(dq->resp, "Topics")->sub, "Partitions")->sub;
+    const lr_pstruct *rs = find(dp, "CurrentVoters")->sub;
+    cr_assert_eq(find(dp, "Observers")->sub, rs);
+    f = find(rs, "LastCaughtUpTimestamp");
+    cr_assert(f && f->v0 == 1 && f->def == -1);
+    f = find(rs, "ReplicaDirectoryId");
+    cr_assert(f && f->v0 == 2 && f == &rs->fields[1]);
+    f = find(dp, "ErrorMessage");
+    cr_assert(f && f->v0 == 2 && f->n0 == 2 && !(f->flags & LR_PF_DEFNULL));
+    f = find(dq->resp, "Nodes");
+    cr_assert(f && f->v0 == 2 && f->t0 < 0);
+}

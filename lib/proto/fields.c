@@ -50,6 +50,11 @@ int lr_f_set_count(logrep_struct *s, lr_fname id, int32_t count)
     return logrep_struct_set_count(s, lr_fid(s, id), count);
 }
 
+void *lr_msg_scratch(logrep_msg *m, size_t n)
+{
+    return m ? lr_arena_alloc(&m->arena, n ? n : 1) : NULL;
+}
+
 const char *lr_fname_str(lr_fname id)
 {
     static const char *const names[] = {

@@ -26,5 +26,9 @@ int lr_f_set_str(logrep_struct *s, lr_fname id, const char *p, int32_t len);
 int32_t lr_f_count(const logrep_struct *s, lr_fname id);
 logrep_struct *lr_f_elem(const logrep_struct *s, lr_fname id, int32_t i);
 int lr_f_set_count(logrep_struct *s, lr_fname id, int32_t count);
+/* n bytes, 8-aligned, that live as long as the message's content (until
+ * its next decode, init or free): for what a caller derives from a
+ * decoded message. NULL when out of memory. */
+void *lr_msg_scratch(logrep_msg *m, size_t n);
 
 #endif

@@ -37,6 +37,7 @@ extern const lr_pstruct lr_ps_incremental_alter_configs_req, lr_ps_incremental_a
 extern const lr_pstruct lr_ps_vote_req, lr_ps_vote_resp;
 extern const lr_pstruct lr_ps_begin_quorum_epoch_req, lr_ps_begin_quorum_epoch_resp;
 extern const lr_pstruct lr_ps_end_quorum_epoch_req, lr_ps_end_quorum_epoch_resp;
+extern const lr_pstruct lr_ps_describe_quorum_req, lr_ps_describe_quorum_resp;
 extern const lr_pstruct lr_ps_alter_partition_req, lr_ps_alter_partition_resp;
 extern const lr_pstruct lr_ps_fetch_snapshot_req, lr_ps_fetch_snapshot_resp;
 extern const lr_pstruct lr_ps_broker_registration_req, lr_ps_broker_registration_resp;

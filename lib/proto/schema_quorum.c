@@ -1,6 +1,6 @@
 /* Schema tables of the controller's APIs: AlterPartition, broker
  * registration and heartbeats, the KRaft quorum (Vote, Begin/EndQuorumEpoch,
- * FetchSnapshot), AllocateProducerIds. */
+ * DescribeQuorum, FetchSnapshot), AllocateProducerIds. */
 #include "proto/schema_msgs.h"
 
 #define X LR_PV_INF
@@ -123,17 +123,20 @@ static const lr_pfield s_broker_heartbeat_resp_broker_heartbeat_response_f[] = {
 };
 const lr_pstruct lr_ps_broker_heartbeat_resp = {"BrokerHeartbeatResponse", 5, s_broker_heartbeat_resp_broker_heartbeat_response_f};
 
-/* Vote request */
+/* Vote request. v1 adds the voter key (VoterId, directory ids), v2
+ * PreVote; v2 also renamed the Candidate* fields to Replica* (the bytes
+ * are the same): the names here are the newer ones. */
 static const lr_pfield s_vote_req_partition_data_f[] = {
     LR_F(PartitionIndex, INT32, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
-    LR_F(CandidateEpoch, INT32, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
-    LR_F(CandidateId, INT32, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
-    LR_F(CandidateDirectoryId, UUID, 0, 1, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(ReplicaEpoch, INT32, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(ReplicaId, INT32, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(ReplicaDirectoryId, UUID, 0, 1, X, -1, -1, -1, -1, 0, 0, NULL),
     LR_F(VoterDirectoryId, UUID, 0, 1, X, -1, -1, -1, -1, 0, 0, NULL),
     LR_F(LastOffsetEpoch, INT32, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
     LR_F(LastOffset, INT64, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(PreVote, BOOL, 0, 2, X, -1, -1, -1, -1, 0, 0, NULL),
 };
-static const lr_pstruct s_vote_req_partition_data = {"PartitionData", 7, s_vote_req_partition_data_f};
+static const lr_pstruct s_vote_req_partition_data = {"PartitionData", 8, s_vote_req_partition_data_f};
 
 static const lr_pfield s_vote_req_topic_data_f[] = {
     LR_F(TopicName, STRING, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
@@ -301,6 +304,75 @@ static const lr_pfield s_end_quorum_epoch_resp_end_quorum_epoch_response_f[] = {
     LR_F(NodeEndpoints, ARRAY, LOGREP_FT_STRUCT, 1, X, -1, -1, 1, 0, 0, 0, &s_end_quorum_epoch_resp_node_endpoint),
 };
 const lr_pstruct lr_ps_end_quorum_epoch_resp = {"EndQuorumEpochResponse", 3, s_end_quorum_epoch_resp_end_quorum_epoch_response_f};
+
+/* DescribeQuorum request: the same at every version (v1 and v2 change
+ * the response only). */
+static const lr_pfield s_describe_quorum_req_partition_data_f[] = {
+    LR_F(PartitionIndex, INT32, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+};
+static const lr_pstruct s_describe_quorum_req_partition_data = {"PartitionData", 1, s_describe_quorum_req_partition_data_f};
+
+static const lr_pfield s_describe_quorum_req_topic_data_f[] = {
+    LR_F(TopicName, STRING, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(Partitions, ARRAY, LOGREP_FT_STRUCT, 0, X, -1, -1, -1, -1, 0, 0, &s_describe_quorum_req_partition_data),
+};
+static const lr_pstruct s_describe_quorum_req_topic_data = {"TopicData", 2, s_describe_quorum_req_topic_data_f};
+
+static const lr_pfield s_describe_quorum_req_describe_quorum_request_f[] = {
+    LR_F(Topics, ARRAY, LOGREP_FT_STRUCT, 0, X, -1, -1, -1, -1, 0, 0, &s_describe_quorum_req_topic_data),
+};
+const lr_pstruct lr_ps_describe_quorum_req = {"DescribeQuorumRequest", 1, s_describe_quorum_req_describe_quorum_request_f};
+
+/* DescribeQuorum response. v1 adds the replicas' fetch and caught-up
+ * times, v2 the error messages, the replicas' directory ids and Nodes.
+ * Voters and observers share one struct. */
+static const lr_pfield s_describe_quorum_resp_replica_state_f[] = {
+    LR_F(ReplicaId, INT32, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(ReplicaDirectoryId, UUID, 0, 2, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(LogEndOffset, INT64, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(LastFetchTimestamp, INT64, 0, 1, X, -1, -1, -1, -1, -1, 0, NULL),
+    LR_F(LastCaughtUpTimestamp, INT64, 0, 1, X, -1, -1, -1, -1, -1, 0, NULL),
+};
+static const lr_pstruct s_describe_quorum_resp_replica_state = {"ReplicaState", 5, s_describe_quorum_resp_replica_state_f};
+
+static const lr_pfield s_describe_quorum_resp_partition_data_f[] = {
+    LR_F(PartitionIndex, INT32, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(ErrorCode, INT16, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(ErrorMessage, STRING, 0, 2, X, 2, X, -1, -1, 0, 0, NULL),
+    LR_F(LeaderId, INT32, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(LeaderEpoch, INT32, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(HighWatermark, INT64, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(CurrentVoters, ARRAY, LOGREP_FT_STRUCT, 0, X, -1, -1, -1, -1, 0, 0, &s_describe_quorum_resp_replica_state),
+    LR_F(Observers, ARRAY, LOGREP_FT_STRUCT, 0, X, -1, -1, -1, -1, 0, 0, &s_describe_quorum_resp_replica_state),
+};
+static const lr_pstruct s_describe_quorum_resp_partition_data = {"PartitionData", 8, s_describe_quorum_resp_partition_data_f};
+
+static const lr_pfield s_describe_quorum_resp_topic_data_f[] = {
+    LR_F(TopicName, STRING, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(Partitions, ARRAY, LOGREP_FT_STRUCT, 0, X, -1, -1, -1, -1, 0, 0, &s_describe_quorum_resp_partition_data),
+};
+static const lr_pstruct s_describe_quorum_resp_topic_data = {"TopicData", 2, s_describe_quorum_resp_topic_data_f};
+
+static const lr_pfield s_describe_quorum_resp_listener_f[] = {
+    LR_F(Name, STRING, 0, 2, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(Host, STRING, 0, 2, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(Port, UINT16, 0, 2, X, -1, -1, -1, -1, 0, 0, NULL),
+};
+static const lr_pstruct s_describe_quorum_resp_listener = {"Listener", 3, s_describe_quorum_resp_listener_f};
+
+static const lr_pfield s_describe_quorum_resp_node_f[] = {
+    LR_F(NodeId, INT32, 0, 2, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(Listeners, ARRAY, LOGREP_FT_STRUCT, 2, X, -1, -1, -1, -1, 0, 0, &s_describe_quorum_resp_listener),
+};
+static const lr_pstruct s_describe_quorum_resp_node = {"Node", 2, s_describe_quorum_resp_node_f};
+
+static const lr_pfield s_describe_quorum_resp_describe_quorum_response_f[] = {
+    LR_F(ErrorCode, INT16, 0, 0, X, -1, -1, -1, -1, 0, 0, NULL),
+    LR_F(ErrorMessage, STRING, 0, 2, X, 2, X, -1, -1, 0, 0, NULL),
+    LR_F(Topics, ARRAY, LOGREP_FT_STRUCT, 0, X, -1, -1, -1, -1, 0, 0, &s_describe_quorum_resp_topic_data),
+    LR_F(Nodes, ARRAY, LOGREP_FT_STRUCT, 2, X, -1, -1, -1, -1, 0, 0, &s_describe_quorum_resp_node),
+};
+const lr_pstruct lr_ps_describe_quorum_resp = {"DescribeQuorumResponse", 4, s_describe_quorum_resp_describe_quorum_response_f};
 
 /* FetchSnapshot request */
 static const lr_pfield s_fetch_snapshot_req_snapshot_id_f[] = {

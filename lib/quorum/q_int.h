@@ -9,11 +9,22 @@
 /* Held messages while a quorum-state write is outstanding. */
 #define LR_Q_OUTBOX 64
 
+/* What the leader saw of a replica's fetches in this epoch, counted or
+ * not (lr_quorum_describe); -1 when unknown. */
+typedef struct lr_qseen {
+    int32_t id;
+    int64_t offset;       /* its latest fetch offset */
+    int64_t fetch_ms;     /* when */
+    int64_t caught_up_ms; /* the last time it held all the leader held */
+    int64_t leader_end;   /* the leader's log end at that fetch */
+} lr_qseen;
+
 typedef struct lr_qvoter {
     int32_t id;
     int64_t fetch_offset; /* this epoch's latest fetch position, -1 */
     int64_t last_fetch_ms; /* -1: not heard from in this epoch */
     uint8_t granted;      /* candidate: voted for us */
+    lr_qseen seen;
 } lr_qvoter;
 
 struct lr_quorum {
@@ -48,6 +59,10 @@ struct lr_quorum {
     int64_t epoch_start;   /* offset of the LeaderChange record */
 
     int32_t bootstrap_rr;  /* observer: voter to ask next */
+
+    /* leader: observers that fetched in this epoch */
+    lr_qseen observers[LR_QUORUM_MAX_OBSERVERS];
+    size_t n_observers;
 };
 
 /* quorum.c */
@@ -84,5 +99,7 @@ int lr_q_on_fetch_resp(lr_quorum *q, const lr_qmsg *m);
 void lr_q_maybe_fetch(lr_quorum *q);
 void lr_q_leader_update_hw(lr_quorum *q);
 void lr_q_leader_check_quorum(lr_quorum *q);
+/* A fetch the leader answered with records: DescribeQuorum's view. */
+void lr_q_seen_fetch(lr_quorum *q, const lr_qmsg *m);
 
 #endif

@@ -81,13 +81,20 @@ void lr_q_reset_election_timer(lr_quorum *q)
     q->election_deadline = q->now + t + (int64_t)lr_prng_below(&q->rng, (uint64_t)t);
 }
 
+static void clear_seen(lr_qseen *s, int32_t id)
+{
+    *s = (lr_qseen){id, -1, -1, -1, -1};
+}
+
 static void clear_epoch_state(lr_quorum *q)
 {
     for (size_t i = 0; i < q->n_voters; i++) {
         q->voters[i].fetch_offset = -1;
         q->voters[i].last_fetch_ms = -1;
         q->voters[i].granted = 0;
+        clear_seen(&q->voters[i].seen, q->voters[i].id);
     }
+    q->n_observers = 0;
     q->leader_started = 0;
     q->epoch_start = -1;
     q->fetch_inflight = 0;
@@ -453,6 +460,73 @@ int32_t lr_quorum_leader(const lr_quorum *q)
 {
     /* A resigned (or restarted) leader names no one: not itself. */
     return q->st.leader_id == q->conf.node_id && q->role != LR_QR_LEADER ? -1 : q->st.leader_id;
+}
+
+/* DescribeQuorum's view: a replica that fetches at the leader's log end
+ * is caught up now; one that reaches the end the leader had at its
+ * previous fetch was caught up then. */
+void lr_q_seen_fetch(lr_quorum *q, const lr_qmsg *m)
+{
+    lr_qvoter *v = lr_q_voter(q, m->from);
+    lr_qseen *s = v ? &v->seen : NULL;
+    for (size_t i = 0; !s && i < q->n_observers; i++)
+        if (q->observers[i].id == m->from)
+            s = &q->observers[i];
+    if (!s) {
+        /* A new observer; when the table is full it replaces the one
+         * heard from least recently. */
+        size_t k = q->n_observers;
+        if (k == LR_QUORUM_MAX_OBSERVERS) {
+            k = 0;
+            for (size_t i = 1; i < q->n_observers; i++)
+                if (q->observers[i].fetch_ms < q->observers[k].fetch_ms)
+                    k = i;
+        } else {
+            q->n_observers++;
+        }
+        s = &q->observers[k];
+        clear_seen(s, m->from);
+    }
+    int64_t end = q->log.end_offset(q->ctx);
+    if (m->fetch_offset >= end)
+        s->caught_up_ms = q->now;
+    else if (s->leader_end >= 0 && m->fetch_offset >= s->leader_end && s->fetch_ms > s->caught_up_ms)
+        s->caught_up_ms = s->fetch_ms;
+    s->offset = m->fetch_offset;
+    s->fetch_ms = q->now;
+    s->leader_end = end;
+}
+
+static lr_quorum_replica replica_of(const lr_qseen *s)
+{
+    return (lr_quorum_replica){s->id, s->offset, s->fetch_ms, s->caught_up_ms};
+}
+
+int lr_quorum_describe(const lr_quorum *q, int64_t now_ms, lr_quorum_desc *d)
+{
+    memset(d, 0, sizeof(*d));
+    d->leader_id = lr_quorum_leader(q);
+    d->epoch = q->st.epoch;
+    d->hw = -1;
+    d->now_ms = now_ms > q->now ? now_ms : q->now;
+    if (q->role != LR_QR_LEADER || !q->leader_started) {
+        d->error = LOGREP_ERR_NOT_LEADER_OR_FOLLOWER;
+        return d->error;
+    }
+    d->hw = q->hw > q->epoch_start ? q->hw : -1;
+    for (size_t i = 0; i < q->n_voters; i++) {
+        const lr_qvoter *v = &q->voters[i];
+        if (v->id == q->conf.node_id)
+            d->voters[i] = (lr_quorum_replica){v->id, q->log.end_offset(q->ctx), d->now_ms,
+                                               d->now_ms};
+        else
+            d->voters[i] = replica_of(&v->seen);
+    }
+    d->n_voters = q->n_voters;
+    for (size_t i = 0; i < q->n_observers; i++)
+        if (d->now_ms - q->observers[i].fetch_ms < LR_QUORUM_OBSERVER_EXPIRE_MS)
+            d->observers[d->n_observers++] = replica_of(&q->observers[i]);
+    return 0;
 }
 
 static int64_t min64(int64_t a, int64_t b)

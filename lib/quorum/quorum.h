@@ -203,6 +203,42 @@ int lr_quorum_durable(const lr_quorum *q);
 int64_t lr_quorum_deadline(const lr_quorum *q);
 const char *lr_quorum_role_name(lr_quorum_role r);
 
+/* DescribeQuorum (docs/quorum.md): what the leader knows of each replica.
+ * Times are in the quorum's clock (now_ms), -1 when unknown. The leader
+ * reports itself with its log end and `now` as both times. log_end is
+ * the replica's latest fetch offset in this epoch; caught_up_ms the last
+ * time it held everything the leader held: the time of a fetch at the
+ * leader's log end, or of the previous fetch when this one reaches the
+ * leader's log end as it was then. Observers not heard from for
+ * LR_QUORUM_OBSERVER_EXPIRE_MS are left out; the leader keeps the latest
+ * LR_QUORUM_MAX_OBSERVERS. */
+#define LR_QUORUM_MAX_OBSERVERS 32
+#define LR_QUORUM_OBSERVER_EXPIRE_MS 300000
+
+typedef struct lr_quorum_replica {
+    int32_t id;
+    int64_t log_end;
+    int64_t last_fetch_ms;
+    int64_t caught_up_ms;
+} lr_quorum_replica;
+
+typedef struct lr_quorum_desc {
+    int16_t error;     /* 0, or NOT_LEADER_OR_FOLLOWER: only the two below are set */
+    int32_t leader_id; /* -1 when unknown */
+    int32_t epoch;
+    int64_t hw;        /* -1 while undefined */
+    int64_t now_ms;    /* the clock the times are in: the description's now */
+    lr_quorum_replica voters[LR_QUORUM_MAX_VOTERS]; /* in conf order */
+    size_t n_voters;
+    lr_quorum_replica observers[LR_QUORUM_MAX_OBSERVERS];
+    size_t n_observers;
+} lr_quorum_desc;
+
+/* Fills *d; returns d->error: 0 on an acting leader (its leadership
+ * durable, its LeaderChange record appended), else
+ * LOGREP_ERR_NOT_LEADER_OR_FOLLOWER. */
+int lr_quorum_describe(const lr_quorum *q, int64_t now_ms, lr_quorum_desc *d);
+
 /* LeaderChange record (docs/quorum.md, "The LeaderChange record"): key (4 bytes) and value. Return
  * the length written, or 0 when cap is too small. */
 size_t lr_quorum_leader_change_key(uint8_t *out, size_t cap);

@@ -93,6 +93,7 @@ int lr_q_on_fetch_req(lr_quorum *q, const lr_qmsg *m)
             return 0;
         }
     }
+    lr_q_seen_fetch(q, m);
     lr_qvoter *v = m->observer ? NULL : lr_q_voter(q, m->from);
     if (v) {
         v->fetch_offset = m->fetch_offset;

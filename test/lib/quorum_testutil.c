@@ -385,7 +385,8 @@ static void deliver_one(qt_cluster *c, size_t i)
                                m.entries[k].len};
         m.m.entries = n ? e : NULL;
         m.m.n_entries = n;
-        lr_quorum_receive(to->q, &m.m, qt_now(c, to));
+        if (!c->relay || c->relay(c->relay_ctx, m.from, m.to, &m.m) == 0)
+            lr_quorum_receive(to->q, &m.m, qt_now(c, to));
     }
     free_msg(&m);
 }

@@ -87,6 +87,10 @@ typedef struct qt_cluster {
     uint64_t proposed;
     char why[512]; /* first invariant broken, "" when none */
     int trace;     /* LOGREP_QUORUM_TRACE: every delivery to stderr */
+    /* Optional: sees every message about to be received and may replace
+     * it (a trip through the wire codec); non-zero: not delivered. */
+    int (*relay)(void *ctx, int32_t from, int32_t to, lr_qmsg *m);
+    void *relay_ctx;
     long steps, crashes, disk_losses, partitions, jumps, elections;
 } qt_cluster;
 
