@@ -200,22 +200,24 @@ $(B)/asan/logrep: $(TOOL_SRCS) $(wildcard tools/logrep/*.h) $(GEN_HDRS) $(B)/asa
 # ---------------------------------------------------------------- examples
 examples: $(EXAMPLES) $(B)/logrep-broker $(B)/examples/minimal-broker $(B)/examples/appliance
 
-# The minimal broker (examples/minimal/): the teaching copy to start from,
-# with its socket helpers (net.c: numeric addresses, non-blocking
-# connects, the resolver thread).
+# The minimal broker (examples/minimal/): the teaching copy to start from.
+# Its socket helpers (net.c: numeric addresses, non-blocking connects, the
+# resolver thread) are shared with the tuned broker below.
 MINIMAL_SRCS := examples/minimal/minimal_broker.c examples/minimal/net.c
+NET_SRCS := examples/minimal/net.c
 
 $(B)/examples/minimal-broker: $(MINIMAL_SRCS) examples/minimal/net.h $(STATIC_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE $(CFLAGS) -Iexamples/minimal $(MINIMAL_SRCS) -o $@ $(STATIC_LIB) $(DEPS_LIBS) -lm -pthread
 
-# The tuned example broker: every file in examples/broker/ is one program.
-BROKER_SRCS := $(sort $(wildcard examples/broker/*.c))
-BROKER_HDRS := $(wildcard examples/broker/*.h)
+# The tuned example broker: every file in examples/broker/ is one program,
+# with net.c from examples/minimal/.
+BROKER_SRCS := $(sort $(wildcard examples/broker/*.c)) $(NET_SRCS)
+BROKER_HDRS := $(wildcard examples/broker/*.h) examples/minimal/net.h
 
 $(B)/logrep-broker: $(BROKER_SRCS) $(BROKER_HDRS) $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE $(CFLAGS) -Iexamples/broker $(BROKER_SRCS) -o $@ $(STATIC_LIB) $(DEPS_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE $(CFLAGS) -Iexamples/broker -Iexamples/minimal $(BROKER_SRCS) -o $@ $(STATIC_LIB) $(DEPS_LIBS) -lm -pthread
 
 $(B)/examples/%: examples/%.c $(STATIC_LIB)
 	@mkdir -p $(@D)

@@ -51,7 +51,7 @@ void metrics_request(broker_metrics *m, lat_fifo *f, int api, int32_t corr, int6
     f->len++;
 }
 
-void metrics_response(broker_metrics *m, lat_fifo *f, int32_t corr, int64_t t_us)
+static void response_done(broker_metrics *m, lat_fifo *f, int32_t corr, int64_t t_us)
 {
     /* Entries before the match were requests without a response. */
     for (uint32_t k = 0; k < f->len; k++) {
@@ -68,6 +68,64 @@ void metrics_response(broker_metrics *m, lat_fifo *f, int32_t corr, int64_t t_us
         f->head = (f->head + k + 1) % f->cap;
         f->len -= k + 1;
         return;
+    }
+}
+
+/* Follows the response frames through the written bytes: a frame is its
+ * 4-byte size, then (the response header) the correlation id. */
+void metrics_sent(broker_metrics *m, lat_fifo *f, const struct iovec *iov, int cnt, size_t n,
+                  int64_t t_us)
+{
+    int i = 0;
+    size_t at = 0; /* within iov[i] */
+    while (n && !f->lost) {
+        if (f->body_left) {
+            size_t k = f->body_left < n ? (size_t)f->body_left : n;
+            f->body_left -= k;
+            n -= k;
+            for (size_t skip = k; iov && skip && i < cnt;) {
+                size_t have = iov[i].iov_len - at;
+                size_t t = skip < have ? skip : have;
+                skip -= t;
+                at += t;
+                if (at == iov[i].iov_len) {
+                    i++;
+                    at = 0;
+                }
+            }
+        } else {
+            if (!iov || i >= cnt) {
+                f->lost = 1; /* a frame head not in memory: never sent so */
+                return;
+            }
+            size_t have = iov[i].iov_len - at;
+            size_t k = 8 - f->hdr_got < have ? 8 - f->hdr_got : have;
+            if (k > n)
+                k = n;
+            memcpy(f->hdr + f->hdr_got, (const uint8_t *)iov[i].iov_base + at, k);
+            f->hdr_got += (uint32_t)k;
+            n -= k;
+            at += k;
+            if (at == iov[i].iov_len) {
+                i++;
+                at = 0;
+            }
+            if (f->hdr_got < 8)
+                continue;
+            uint32_t size = (uint32_t)f->hdr[0] << 24 | (uint32_t)f->hdr[1] << 16 |
+                            (uint32_t)f->hdr[2] << 8 | f->hdr[3];
+            f->hdr_got = 0;
+            if (size < 4) {
+                f->lost = 1;
+                return;
+            }
+            f->body_left = size - 4;
+        }
+        if (!f->body_left && !f->hdr_got) {
+            int32_t corr = (int32_t)((uint32_t)f->hdr[4] << 24 | (uint32_t)f->hdr[5] << 16 |
+                                     (uint32_t)f->hdr[6] << 8 | f->hdr[7]);
+            response_done(m, f, corr, t_us);
+        }
     }
 }
 

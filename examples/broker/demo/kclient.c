@@ -40,6 +40,22 @@ static void dr_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
     L->ack_lat_us[L->n_lat++] = (int32_t)(lat > INT32_MAX ? INT32_MAX : lat);
 }
 
+/* Client log lines go to the load's file, so they never cut through a
+ * progress display; with no file, librdkafka's default (stderr) stays. */
+static void log_cb(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
+{
+    kc_load *L = rd_kafka_opaque(rk);
+    fprintf(L->log, "%d|%.3f|%s|%s| %s\n", level, (double)kc_now_us() / 1e6, fac,
+            rd_kafka_name(rk), buf);
+    fflush(L->log);
+}
+
+static void set_log(kc_load *L, rd_kafka_conf_t *c)
+{
+    if (L->log)
+        rd_kafka_conf_set_log_cb(c, log_cb);
+}
+
 int kc_producer_start(kc_load *L, char *err, size_t errsz)
 {
     int64_t n = L->max_records;
@@ -86,6 +102,7 @@ int kc_producer_start(kc_load *L, char *err, size_t errsz)
             goto fail;
     (void)num;
     rd_kafka_conf_set_opaque(c, L);
+    set_log(L, c);
     rd_kafka_conf_set_dr_msg_cb(c, dr_cb);
     L->prod = rd_kafka_new(RD_KAFKA_PRODUCER, c, err, errsz);
     if (!L->prod)
@@ -143,6 +160,8 @@ int kc_consumer_start(kc_load *L, char *err, size_t errsz)
         rd_kafka_conf_destroy(c);
         return -1;
     }
+    rd_kafka_conf_set_opaque(c, L);
+    set_log(L, c);
     L->cons = rd_kafka_new(RD_KAFKA_CONSUMER, c, err, errsz);
     if (!L->cons)
         return -1;

@@ -8,6 +8,7 @@
 #define LOGREP_KCLIENT_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <librdkafka/rdkafka.h>
 
 #define KC_VALUE_MAX 65536 /* the largest value_size */
@@ -25,6 +26,7 @@ typedef struct kc_load {
     const char *acks;        /* "all" by default */
     const char *queue_max;   /* queue.buffering.max.messages */
     const char *extra[16];   /* more producer properties, name/value pairs */
+    FILE *log;               /* the clients' log lines go here (NULL: stderr) */
 
     /* producer */
     rd_kafka_t *prod;
