@@ -17,7 +17,10 @@
  *    the order they arrived. Responses leave in request order per
  *    connection: the node sends each response through transport.send,
  *    possibly later (acks=all produce, long-poll fetch), but never out of
- *    order on one connection.
+ *    order on one connection. A Metadata request behind an answer still
+ *    out is built when its turn comes, not on arrival, so it describes
+ *    the cluster as of its answer (as Kafka, which reads a connection's
+ *    next request only after answering the last).
  *  - `now_ms` is a monotonic clock in milliseconds. It must not go
  *    backwards between calls to one node; record timestamps (LogAppendTime)
  *    use it too, so a host that wants wall-clock append times passes wall
