@@ -721,6 +721,19 @@ const char *lr_md_cluster_config(const lr_md_image *img, const char *name)
     return NULL;
 }
 
+size_t lr_md_resource_config_count(const lr_md_image *img) { return img->n_kvs; }
+
+int lr_md_resource_config_at(const lr_md_image *img, size_t i, lr_md_resource_config *out)
+{
+    if (i >= img->n_kvs)
+        return LOGREP_ERR__INVALID_ARG;
+    const md_kv *kv = &img->kvs[i];
+    *out = (lr_md_resource_config){kv->type, kv->resource, kv->name, kv->value};
+    return 0;
+}
+
+const lr_alloc *lr_md_alloc(const lr_md_image *img) { return &img->alloc; }
+
 /* Parses a decimal int in [lo, hi]; returns dflt when absent or invalid. */
 static int64_t parse_int(const char *s, int64_t lo, int64_t hi, int64_t dflt)
 {

@@ -332,6 +332,22 @@ const char *lr_md_cluster_config(const lr_md_image *img, const char *name);
 /* Next producer id the controller will hand out (0 on a fresh image). */
 int64_t lr_md_next_producer_id(const lr_md_image *img);
 
+/* Config overrides of resources other than topics (the cluster: BROKER
+ * with an empty name; one broker; any other resource type), in arrival
+ * order, so a snapshot can write them all. Borrowed until the next apply. */
+typedef struct lr_md_resource_config {
+    int8_t resource_type;
+    const char *resource;
+    const char *name;
+    const char *value;
+} lr_md_resource_config;
+size_t lr_md_resource_config_count(const lr_md_image *img);
+/* 0, or LOGREP_ERR__INVALID_ARG when i is past the end. */
+int lr_md_resource_config_at(const lr_md_image *img, size_t i, lr_md_resource_config *out);
+
+/* The allocator the image was made with. */
+const lr_alloc *lr_md_alloc(const lr_md_image *img);
+
 /* 1 if s is a legal topic name: [a-zA-Z0-9._-]{1,249}, not "." or "..". */
 int lr_md_topic_name_legal(lr_md_str s);
 /* The metadata log's own name, never a topic clients may create or use. */

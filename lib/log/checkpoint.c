@@ -6,6 +6,22 @@
 #include "base/uuid.h"
 #include "log/log_int.h"
 
+logrep_err lr_file_install(const logrep_storage *st, logrep_file *f, const char *tmp,
+                           const char *dir, const char *path)
+{
+    logrep_err err = st->sync(st->ctx, f);
+    logrep_err cerr = st->close(st->ctx, f);
+    if (!err)
+        err = cerr;
+    if (!err)
+        err = st->rename(st->ctx, tmp, path);
+    if (err) {
+        st->remove(st->ctx, tmp); /* best effort: a stray temporary is removed at open */
+        return err;
+    }
+    return st->sync_dir ? st->sync_dir(st->ctx, dir) : LOGREP_OK;
+}
+
 logrep_err lr_file_replace(const logrep_storage *st, const char *dir, const char *name,
                            const void *data, size_t len)
 {
@@ -20,18 +36,12 @@ logrep_err lr_file_replace(const logrep_storage *st, const char *dir, const char
     err = st->truncate(st->ctx, f, 0);
     if (!err)
         err = st->write(st->ctx, f, 0, data, len);
-    if (!err)
-        err = st->sync(st->ctx, f);
-    logrep_err cerr = st->close(st->ctx, f);
-    if (!err)
-        err = cerr;
-    if (!err)
-        err = st->rename(st->ctx, tmp, path);
     if (err) {
-        st->remove(st->ctx, tmp); /* best effort: a stray .tmp is removed at open */
+        st->close(st->ctx, f);
+        st->remove(st->ctx, tmp);
         return err;
     }
-    return st->sync_dir ? st->sync_dir(st->ctx, dir) : LOGREP_OK;
+    return lr_file_install(st, f, tmp, dir, path);
 }
 
 logrep_err lr_file_read_all(const logrep_storage *st, const lr_alloc *a, const char *path,

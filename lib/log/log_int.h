@@ -22,6 +22,11 @@
  * failure the old file is untouched and the temporary removed. */
 logrep_err lr_file_replace(const logrep_storage *st, const char *dir, const char *name,
                            const void *data, size_t len);
+/* The second half of that, for a temporary written in pieces: syncs and
+ * closes f (open on tmp), renames tmp to path, syncs dir. On failure tmp
+ * is removed and path untouched; f is closed either way. */
+logrep_err lr_file_install(const logrep_storage *st, logrep_file *f, const char *tmp,
+                           const char *dir, const char *path);
 /* Reads a whole file of at most max bytes into a new NUL-terminated buffer
  * (*out, content length *len, to be freed with size *alloc_len).
  * __NOENT when absent, __CORRUPT when larger than max. */
