@@ -35,8 +35,8 @@
 #define LR_QSNAP_SUFFIX ".checkpoint"
 #define LR_QSNAP_PART_SUFFIX ".checkpoint.part"
 #define LR_QSNAP_DELETED_SUFFIX ".checkpoint.deleted"
-/* "<20>-<10>.checkpoint.part" and its NUL. */
-#define LR_QSNAP_NAME_MAX 48
+/* "<20>-<10>.checkpoint.deleted" and its NUL, with room. */
+#define LR_QSNAP_NAME_MAX 64
 
 #define LR_QSNAP_CTL_HEADER 3
 #define LR_QSNAP_CTL_FOOTER 4
