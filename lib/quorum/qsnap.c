@@ -64,6 +64,43 @@ int lr_qsnap_path(const char *dir, lr_qsnap_id id, const char *suffix, char *buf
     return n < 0 || n >= LR_PATH_MAX ? LOGREP_ERR__INVALID_ARG : 0;
 }
 
+int lr_qsnap_part_open(lr_qsnap_part *p, const logrep_storage *st, const char *dir,
+                       lr_qsnap_id id)
+{
+    memset(p, 0, sizeof *p);
+    p->st = st;
+    if (!st || !dir || strlen(dir) >= LR_PATH_MAX)
+        return LOGREP_ERR__INVALID_ARG;
+    strcpy(p->dir, dir);
+    int err = lr_qsnap_path(dir, id, LR_QSNAP_PART_SUFFIX, p->part);
+    if (!err)
+        err = lr_qsnap_path(dir, id, LR_QSNAP_SUFFIX, p->path);
+    if (!err)
+        err = st->open(st->ctx, p->part, LOGREP_OPEN_WRITE | LOGREP_OPEN_CREATE, &p->f);
+    if (!err)
+        err = st->truncate(st->ctx, p->f, 0);
+    return err;
+}
+
+int lr_qsnap_part_install(lr_qsnap_part *p)
+{
+    logrep_file *f = p->f;
+    p->f = NULL; /* closed by the install, whatever it returns */
+    int err = lr_file_install(p->st, f, p->part, p->dir, p->path);
+    p->installed = !err;
+    return err;
+}
+
+void lr_qsnap_part_drop(lr_qsnap_part *p)
+{
+    if (p->f)
+        p->st->close(p->st->ctx, p->f);
+    p->f = NULL;
+    if (!p->installed && p->part[0])
+        p->st->remove(p->st->ctx, p->part);
+    p->part[0] = 0;
+}
+
 /* ---- control record values (docs/quorum.md, "Snapshots") ---- */
 
 size_t lr_qsnap_header_value(int64_t last_ts, uint8_t out[LR_QSNAP_HEADER_LEN])
@@ -103,9 +140,7 @@ static int skip_tags(const uint8_t *p, const uint8_t *end)
 
 struct lr_qsnap_writer {
     lr_alloc alloc;
-    const logrep_storage *st;
-    logrep_file *f;
-    char dir[LR_PATH_MAX], part[LR_PATH_MAX], path[LR_PATH_MAX];
+    lr_qsnap_part file;
     int32_t epoch;
     int64_t now_ms;
     int64_t next;      /* offset of the next record */
@@ -116,7 +151,6 @@ struct lr_qsnap_writer {
     lr_qentry e[LR_QSNAP_BATCH_RECORDS];
     lr_buf out;        /* the encoded batch */
     int err;           /* sticky */
-    int done;
 };
 
 /* Encodes e[0..n) at w->next and writes it. */
@@ -125,7 +159,7 @@ static int write_entries(lr_qsnap_writer *w, const lr_qentry *e, size_t n)
     lr_buf_clear(&w->out);
     int err = lr_qbatch_encode(w->next, e, n, w->now_ms, &w->out);
     if (!err)
-        err = w->st->write(w->st->ctx, w->f, w->pos, w->out.data, w->out.len);
+        err = w->file.st->write(w->file.st->ctx, w->file.f, w->pos, w->out.data, w->out.len);
     if (!err) {
         w->pos += w->out.len;
         w->next += (int64_t)n;
@@ -157,26 +191,18 @@ static int write_control(lr_qsnap_writer *w, int16_t type, const uint8_t *v, siz
 int lr_qsnap_writer_new(const logrep_conf *conf, const logrep_storage *st, const char *dir,
                         lr_qsnap_id id, int64_t last_ts, int64_t now_ms, lr_qsnap_writer **out)
 {
-    if (!st || !dir || !out || strlen(dir) >= LR_PATH_MAX)
+    if (!out)
         return LOGREP_ERR__INVALID_ARG;
     const lr_alloc *a = lr_conf_alloc(conf);
     lr_qsnap_writer *w = lr_calloc(a, 1, sizeof *w);
     if (!w)
         return LOGREP_ERR__NOMEM;
     w->alloc = *a;
-    w->st = st;
     w->epoch = id.epoch;
     w->now_ms = now_ms;
-    strcpy(w->dir, dir);
     lr_buf_init(&w->recs, &w->alloc);
     lr_buf_init(&w->out, &w->alloc);
-    int err = lr_qsnap_path(dir, id, LR_QSNAP_PART_SUFFIX, w->part);
-    if (!err)
-        err = lr_qsnap_path(dir, id, LR_QSNAP_SUFFIX, w->path);
-    if (!err)
-        err = st->open(st->ctx, w->part, LOGREP_OPEN_WRITE | LOGREP_OPEN_CREATE, &w->f);
-    if (!err)
-        err = st->truncate(st->ctx, w->f, 0);
+    int err = lr_qsnap_part_open(&w->file, st, dir, id);
     if (!err) {
         uint8_t v[LR_QSNAP_HEADER_LEN];
         err = write_control(w, LR_QSNAP_CTL_HEADER, v, lr_qsnap_header_value(last_ts, v));
@@ -191,9 +217,11 @@ int lr_qsnap_writer_new(const logrep_conf *conf, const logrep_storage *st, const
 
 int lr_qsnap_writer_add(lr_qsnap_writer *w, const uint8_t *rec, size_t len)
 {
-    if (w->err || w->done)
+    if (w->err || w->file.installed)
         return w->err ? w->err : LOGREP_ERR__INVALID_ARG;
-    if (len > LR_QBATCH_MAX_BYTES || (len && !rec))
+    if (len && !rec)
+        return LOGREP_ERR__INVALID_ARG;
+    if (len > LR_QBATCH_MAX_BYTES)
         return LOGREP_ERR__LIMIT;
     int err = 0;
     if (w->n == LR_QSNAP_BATCH_RECORDS || (w->n && w->recs.len + len > LR_QSNAP_BATCH_BYTES))
@@ -211,19 +239,15 @@ int lr_qsnap_writer_add(lr_qsnap_writer *w, const uint8_t *rec, size_t len)
 
 int lr_qsnap_writer_finish(lr_qsnap_writer *w, uint64_t *size)
 {
-    if (w->err || w->done)
+    if (w->err || w->file.installed)
         return w->err ? w->err : LOGREP_ERR__INVALID_ARG;
     uint8_t v[LR_QSNAP_FOOTER_LEN];
     int err = flush_records(w);
     if (!err)
         err = write_control(w, LR_QSNAP_CTL_FOOTER, v, lr_qsnap_footer_value(v));
-    if (!err) {
-        logrep_file *f = w->f;
-        w->f = NULL; /* closed by the install, whatever it returns */
-        err = lr_file_install(w->st, f, w->part, w->dir, w->path);
-    }
+    if (!err)
+        err = lr_qsnap_part_install(&w->file);
     w->err = err;
-    w->done = !err;
     if (!err && size)
         *size = w->pos;
     return err;
@@ -233,10 +257,7 @@ void lr_qsnap_writer_free(lr_qsnap_writer *w)
 {
     if (!w)
         return;
-    if (w->f)
-        w->st->close(w->st->ctx, w->f);
-    if (!w->done && w->part[0])
-        w->st->remove(w->st->ctx, w->part);
+    lr_qsnap_part_drop(&w->file);
     lr_buf_free(&w->recs);
     lr_buf_free(&w->out);
     lr_alloc a = w->alloc;

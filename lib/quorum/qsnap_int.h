@@ -2,6 +2,7 @@
 #ifndef LR_QUORUM_QSNAP_INT_H
 #define LR_QUORUM_QSNAP_INT_H
 
+#include "log/log_int.h"
 #include "quorum/qsnap.h"
 
 /* SnapshotHeader value: Version int16, LastContainedLogTimestamp int64,
@@ -26,5 +27,23 @@ int lr_qsnap_check_path(const logrep_conf *conf, const logrep_storage *st, const
 typedef int (*lr_qsnap_drop_fn)(const void *ctx, lr_qsnap_id id, int kind);
 int lr_qsnap_remove_if(const logrep_storage *st, const char *dir, lr_qsnap_drop_fn drop,
                        const void *ctx, size_t *removed);
+
+/* A file written as <id>.checkpoint.part and installed as <id>.checkpoint
+ * (the writer's and the receiver's). */
+typedef struct lr_qsnap_part {
+    const logrep_storage *st;
+    logrep_file *f;
+    char dir[LR_PATH_MAX], part[LR_PATH_MAX], path[LR_PATH_MAX];
+    int installed;
+} lr_qsnap_part;
+
+/* Creates (or empties) dir/<id>.checkpoint.part. 0, INVALID_ARG, storage
+ * errors; on error call lr_qsnap_part_drop all the same. */
+int lr_qsnap_part_open(lr_qsnap_part *p, const logrep_storage *st, const char *dir,
+                       lr_qsnap_id id);
+/* Sync, close, rename over <id>.checkpoint, sync dir (lr_file_install). */
+int lr_qsnap_part_install(lr_qsnap_part *p);
+/* Closes the file and, unless installed, removes the .part. */
+void lr_qsnap_part_drop(lr_qsnap_part *p);
 
 #endif

@@ -31,19 +31,16 @@ int lr_qsnap_read_chunk(const logrep_storage *st, const char *dir, lr_qsnap_id i
 struct lr_qsnap_recv {
     lr_alloc alloc;
     const logrep_conf *conf;
-    const logrep_storage *st;
-    logrep_file *f;
+    lr_qsnap_part file;
     lr_qsnap_id id;
     uint64_t size, pos;
-    char dir[LR_PATH_MAX], part[LR_PATH_MAX], path[LR_PATH_MAX];
     int err; /* sticky: a storage error */
-    int done;
 };
 
 int lr_qsnap_recv_new(const logrep_conf *conf, const logrep_storage *st, const char *dir,
                       lr_qsnap_id id, uint64_t size, lr_qsnap_recv **out)
 {
-    if (!st || !dir || !out || strlen(dir) >= LR_PATH_MAX || size < 2 * LOGREP_BATCH_HEADER_SIZE)
+    if (!out || size < 2 * LOGREP_BATCH_HEADER_SIZE)
         return LOGREP_ERR__INVALID_ARG;
     const lr_alloc *a = lr_conf_alloc(conf);
     lr_qsnap_recv *r = lr_calloc(a, 1, sizeof *r);
@@ -51,17 +48,9 @@ int lr_qsnap_recv_new(const logrep_conf *conf, const logrep_storage *st, const c
         return LOGREP_ERR__NOMEM;
     r->alloc = *a;
     r->conf = conf;
-    r->st = st;
     r->id = id;
     r->size = size;
-    strcpy(r->dir, dir);
-    int err = lr_qsnap_path(dir, id, LR_QSNAP_PART_SUFFIX, r->part);
-    if (!err)
-        err = lr_qsnap_path(dir, id, LR_QSNAP_SUFFIX, r->path);
-    if (!err)
-        err = st->open(st->ctx, r->part, LOGREP_OPEN_WRITE | LOGREP_OPEN_CREATE, &r->f);
-    if (!err)
-        err = st->truncate(st->ctx, r->f, 0);
+    int err = lr_qsnap_part_open(&r->file, st, dir, id);
     if (err) {
         lr_qsnap_recv_free(r);
         return err;
@@ -72,7 +61,7 @@ int lr_qsnap_recv_new(const logrep_conf *conf, const logrep_storage *st, const c
 
 int lr_qsnap_recv_append(lr_qsnap_recv *r, uint64_t pos, const void *data, size_t len)
 {
-    if (r->err || r->done)
+    if (r->err || r->file.installed)
         return r->err ? r->err : LOGREP_ERR__INVALID_ARG;
     if (pos != r->pos || (len && !data))
         return LOGREP_ERR__INVALID_ARG;
@@ -80,7 +69,8 @@ int lr_qsnap_recv_append(lr_qsnap_recv *r, uint64_t pos, const void *data, size_
         return LOGREP_ERR__LIMIT;
     if (!len)
         return 0;
-    int err = r->st->write(r->st->ctx, r->f, pos, data, len);
+    const logrep_storage *st = r->file.st;
+    int err = st->write(st->ctx, r->file.f, pos, data, len);
     if (err)
         return r->err = err;
     r->pos += len;
@@ -91,19 +81,17 @@ uint64_t lr_qsnap_recv_position(const lr_qsnap_recv *r) { return r->pos; }
 
 int lr_qsnap_recv_finish(lr_qsnap_recv *r, lr_qsnap_info *info)
 {
-    if (r->err || r->done)
+    if (r->err || r->file.installed)
         return r->err ? r->err : LOGREP_ERR__INVALID_ARG;
     if (r->pos != r->size)
         return LOGREP_ERR__INVALID_ARG;
     /* Checked before the rename: a bad transfer never becomes a snapshot. */
-    int err = lr_qsnap_check_path(r->conf, r->st, r->part, r->id, info);
-    if (!err) {
-        logrep_file *f = r->f;
-        r->f = NULL; /* closed by the install, whatever it returns */
-        err = lr_file_install(r->st, f, r->part, r->dir, r->path);
-    }
+    int err = lr_qsnap_check_path(r->conf, r->file.st, r->file.part, r->id, info);
+    if (!err)
+        err = lr_qsnap_part_install(&r->file);
+    else
+        lr_qsnap_part_drop(&r->file); /* refused: fetch again */
     r->err = err;
-    r->done = !err;
     return err;
 }
 
@@ -111,10 +99,7 @@ void lr_qsnap_recv_free(lr_qsnap_recv *r)
 {
     if (!r)
         return;
-    if (r->f)
-        r->st->close(r->st->ctx, r->f);
-    if (!r->done && r->part[0])
-        r->st->remove(r->st->ctx, r->part);
+    lr_qsnap_part_drop(&r->file);
     lr_alloc a = r->alloc;
     lr_free(&a, r, sizeof *r);
 }
