@@ -77,6 +77,17 @@ static uint8_t *fetch_all(logrep_storage *st, const char *dir, lr_qsnap_id id, s
     return all;
 }
 
+/* A snapshot of n seeded records written in LDIR; its bytes, *size. */
+static uint8_t *leader_snap(logrep_storage *st, lr_qsnap_id id, uint64_t seed, size_t n,
+                            uint64_t *size)
+{
+    uint64_t total;
+    write_snap(st, LDIR, id, seed, n, size);
+    uint8_t *src = fetch_all(st, LDIR, id, 65536, &total);
+    cr_assert_eq(total, *size);
+    return src;
+}
+
 Test(quorum_snapxfer, chunks_reassemble_the_same_bytes)
 {
     logrep_storage *st = two_dirs(0);
@@ -130,8 +141,7 @@ Test(quorum_snapxfer, receiver_reassembles_and_refuses_gaps_overlaps_oversize)
     logrep_storage *st = two_dirs(0);
     lr_qsnap_id id = {777, 2};
     uint64_t size, total;
-    write_snap(st, LDIR, id, 2, 2500, &size);
-    uint8_t *src = fetch_all(st, LDIR, id, 65536, &total);
+    uint8_t *src = leader_snap(st, id, 2, 2500, &size);
     lr_qsnap_recv *r;
     cr_assert_eq(lr_qsnap_recv_new(NULL, st, FDIR, id, size, &r), 0);
     uint64_t s = 99;
@@ -205,9 +215,8 @@ Test(quorum_snapxfer, receiver_refuses_bad_files_and_leaves_nothing)
 {
     logrep_storage *st = two_dirs(1);
     lr_qsnap_id id = {40, 6};
-    uint64_t size, total;
-    write_snap(st, LDIR, id, 3, 50, &size);
-    uint8_t *src = fetch_all(st, LDIR, id, 65536, &total);
+    uint64_t size;
+    uint8_t *src = leader_snap(st, id, 3, 50, &size);
     lr_qsnap_info info;
     lr_qsnap_recv *r;
     /* Finishing early is refused; the rest can still come. */
@@ -260,9 +269,8 @@ Test(quorum_snapxfer, power_loss_while_receiving)
         for (int mode = 0; mode < 3; mode++) {
             logrep_storage *st = two_dirs(1);
             lr_qsnap_id id = {60, 1};
-            uint64_t size, total;
-            write_snap(st, LDIR, id, 4, 400, &size);
-            uint8_t *src = fetch_all(st, LDIR, id, 65536, &total);
+            uint64_t size;
+            uint8_t *src = leader_snap(st, id, 4, 400, &size);
             cr_assert_eq(logrep_storage_crash_after(st, n), 0);
             lr_qsnap_recv *r = NULL;
             int err = lr_qsnap_recv_new(NULL, st, FDIR, id, size, &r);
@@ -499,9 +507,8 @@ Test(quorum_snapxfer, allocation_failures)
 {
     logrep_storage *st = two_dirs(0);
     lr_qsnap_id id = {30, 2};
-    uint64_t size, total;
-    write_snap(st, LDIR, id, 6, 30, &size);
-    uint8_t *src = fetch_all(st, LDIR, id, 65536, &total);
+    uint64_t size;
+    uint8_t *src = leader_snap(st, id, 6, 30, &size);
     for (long fail = 1;; fail++) {
         tu_heap heap = {0, fail, 0, 0, 0, 0};
         logrep_allocator a = tu_heap_allocator(&heap);
