@@ -230,7 +230,8 @@ int lr_qsnap_writer_add(lr_qsnap_writer *w, const uint8_t *rec, size_t len)
         err = lr_buf_append(&w->recs, rec, len);
     if (!err)
         w->lens[w->n++] = len;
-    /* A record that fits no batch shows here, alone in its own. */
+    /* A record of a batch's worth or more goes out alone now (LIMIT here
+     * when no batch can hold it). */
     if (!err && w->recs.len >= LR_QSNAP_BATCH_BYTES)
         err = flush_records(w);
     w->err = err;
