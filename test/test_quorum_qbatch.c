@@ -21,18 +21,6 @@
 
 /* ---- qbatch ------------------------------------------------------------ */
 
-/* CRC-32C bit by bit, independent of the library's table. */
-static uint32_t crc32c_bits(const uint8_t *p, size_t n)
-{
-    uint32_t c = 0xffffffffu;
-    for (size_t i = 0; i < n; i++) {
-        c ^= p[i];
-        for (int k = 0; k < 8; k++)
-            c = (c >> 1) ^ ((c & 1) ? 0x82f63b78u : 0);
-    }
-    return c ^ 0xffffffffu;
-}
-
 typedef struct got {
     int64_t off[64];
     lr_qentry e[64];
@@ -96,8 +84,8 @@ Test(quorum_store, qbatch_golden_bytes)
     uint8_t *g = golden(&glen);
     cr_assert_eq(glen, 78 + 75);
     /* The CRCs written above are CRC-32C of [21, end) of each batch. */
-    cr_assert_eq(lr_get_be32(g + 17), crc32c_bits(g + 21, 78 - 21));
-    cr_assert_eq(lr_get_be32(g + 78 + 17), crc32c_bits(g + 78 + 21, 75 - 21));
+    cr_assert_eq(lr_get_be32(g + 17), qt_crc32c_bits(g + 21, 78 - 21));
+    cr_assert_eq(lr_get_be32(g + 78 + 17), qt_crc32c_bits(g + 78 + 21, 75 - 21));
     cr_assert_eq(lr_get_be32(g + 17), 0xe015a2f6u);
 
     lr_buf out;

@@ -26,18 +26,6 @@
 
 static const int32_t VOTERS3[3] = {1, 2, 3};
 
-static logrep_storage *qs_storage(int crash)
-{
-    logrep_storage *st;
-    if (crash)
-        cr_assert_eq(logrep_storage_crash_new(NULL, 512, &st), 0);
-    else
-        cr_assert_eq(logrep_storage_memory_new(NULL, &st), 0);
-    cr_assert_eq(st->mkdir(st->ctx, "meta"), 0);
-    cr_assert_eq(st->mkdir(st->ctx, QDIR), 0);
-    return st;
-}
-
 static void qs_put(logrep_storage *st, const char *text, size_t len)
 {
     logrep_file *f;
@@ -71,7 +59,7 @@ Test(quorum_store, qstate_text_is_kafkas_with_two_fields_of_ours)
 
 Test(quorum_store, qstate_round_trips_through_the_storage)
 {
-    logrep_storage *st = qs_storage(0);
+    logrep_storage *st = qt_meta_storage(0);
     int32_t many[LR_QUORUM_MAX_VOTERS];
     for (int i = 0; i < LR_QUORUM_MAX_VOTERS; i++)
         many[i] = INT32_MAX - i;
@@ -101,7 +89,7 @@ Test(quorum_store, qstate_round_trips_through_the_storage)
 
 Test(quorum_store, qstate_missing_file_is_none)
 {
-    logrep_storage *st = qs_storage(0);
+    logrep_storage *st = qt_meta_storage(0);
     lr_qstate_file f;
     cr_assert_eq(lr_qstate_read(st, QDIR, &f), LOGREP_ERR__NOENT);
     cr_assert_eq(lr_qstate_read(st, "meta/elsewhere", &f), LOGREP_ERR__NOENT);
@@ -263,7 +251,7 @@ Test(quorum_store, qstate_refuses_every_corruption)
 
 Test(quorum_store, qstate_read_refuses_corrupt_files)
 {
-    logrep_storage *st = qs_storage(0);
+    logrep_storage *st = qt_meta_storage(0);
     lr_qstate_file f;
     qs_put(st, "", 0);
     cr_assert_eq(lr_qstate_read(st, QDIR, &f), LOGREP_ERR__CORRUPT);
@@ -285,7 +273,7 @@ Test(quorum_store, qstate_read_refuses_corrupt_files)
 
 Test(quorum_store, qstate_write_refuses_what_it_could_not_read_back)
 {
-    logrep_storage *st = qs_storage(0);
+    logrep_storage *st = qt_meta_storage(0);
     lr_quorum_state ok = {1, -1, -1, 0, -1};
     cr_assert_eq(lr_qstate_write(st, QDIR, &ok, VOTERS3, 3), 0);
     lr_quorum_state bad[] = {
@@ -318,7 +306,7 @@ static int no_tmp(void *ctx, const char *name)
 
 Test(quorum_store, qstate_failed_write_keeps_the_old_file)
 {
-    logrep_storage *st = qs_storage(1);
+    logrep_storage *st = qt_meta_storage(1);
     lr_quorum_state a = {4, 2, -1, 0, -1}, b = {5, 3, -1, 0, -1};
     cr_assert_eq(lr_qstate_write(st, QDIR, &a, VOTERS3, 3), 0);
     /* The n-th storage call of a class fails: the temporary's open, write,
@@ -360,7 +348,7 @@ Test(quorum_store, qstate_power_loss_during_a_write_leaves_old_or_new)
     int saw_new = 0, saw_old = 0;
     for (uint64_t n = 1; n <= 8; n++) {
         for (int mode = 0; mode < 3; mode++) {
-            logrep_storage *st = qs_storage(1);
+            logrep_storage *st = qt_meta_storage(1);
             cr_assert_eq(lr_qstate_write(st, QDIR, &a, VOTERS3, 3), 0);
             cr_assert_eq(logrep_storage_crash_after(st, n), 0);
             lr_qstate_write(st, QDIR, &b, VOTERS3, 3); /* may fail when the power goes */

@@ -18,18 +18,6 @@
 
 #define SDIR "meta/__cluster_metadata-0"
 
-static logrep_storage *snap_storage(int crash)
-{
-    logrep_storage *st;
-    if (crash)
-        cr_assert_eq(logrep_storage_crash_new(NULL, 512, &st), 0);
-    else
-        cr_assert_eq(logrep_storage_memory_new(NULL, &st), 0);
-    cr_assert_eq(st->mkdir(st->ctx, "meta"), 0);
-    cr_assert_eq(st->mkdir(st->ctx, SDIR), 0);
-    return st;
-}
-
 static void put_file(logrep_storage *st, const char *name, const uint8_t *p, size_t len)
 {
     char path[256];
@@ -146,18 +134,6 @@ Test(quorum_snapshot, names)
     cr_assert_eq(lr_qsnap_name(id, LR_QSNAP_SUFFIX, buf, 42), 0);
 }
 
-/* CRC-32C bit by bit, independent of the library's table. */
-static uint32_t crc32c_bits(const uint8_t *p, size_t n)
-{
-    uint32_t c = 0xffffffffu;
-    for (size_t i = 0; i < n; i++) {
-        c ^= p[i];
-        for (int k = 0; k < 8; k++)
-            c = (c >> 1) ^ ((c & 1) ? 0x82f63b78u : 0);
-    }
-    return c ^ 0xffffffffu;
-}
-
 /* Snapshot {end 5, epoch 7}, LastContainedLogTimestamp 0x0102030405060708,
  * batches at 1000 ms, one data record "abc", worked out by hand:
  *   header batch: offset 0, length 0x47, epoch 7, magic 2, CRC,
@@ -187,10 +163,10 @@ Test(quorum_snapshot, golden_bytes)
     size_t glen;
     uint8_t *g = tu_hex(GOLDEN, &glen);
     cr_assert_eq(glen, 83 + 71 + 75);
-    cr_assert_eq(lr_get_be32(g + 17), crc32c_bits(g + 21, 83 - 21));
-    cr_assert_eq(lr_get_be32(g + 83 + 17), crc32c_bits(g + 83 + 21, 71 - 21));
-    cr_assert_eq(lr_get_be32(g + 154 + 17), crc32c_bits(g + 154 + 21, 75 - 21));
-    logrep_storage *st = snap_storage(0);
+    cr_assert_eq(lr_get_be32(g + 17), qt_crc32c_bits(g + 21, 83 - 21));
+    cr_assert_eq(lr_get_be32(g + 83 + 17), qt_crc32c_bits(g + 83 + 21, 71 - 21));
+    cr_assert_eq(lr_get_be32(g + 154 + 17), qt_crc32c_bits(g + 154 + 21, 75 - 21));
+    logrep_storage *st = qt_meta_storage(0);
     lr_qsnap_id id = {5, 7};
     lr_qsnap_writer *w;
     cr_assert_eq(lr_qsnap_writer_new(NULL, st, SDIR, id, 0x0102030405060708, 1000, &w), 0);
@@ -221,7 +197,7 @@ Test(quorum_snapshot, golden_bytes)
  * limits, read back in order; a snapshot of no records too. */
 Test(quorum_snapshot, round_trip_over_many_batches)
 {
-    logrep_storage *st = snap_storage(0);
+    logrep_storage *st = qt_meta_storage(0);
     lr_qsnap_id id = {123456, 9}, empty = {3, 1};
     write_snap(st, id, 1, 9000);
     expect_snap(st, id, 1, 9000);
@@ -269,7 +245,7 @@ static int refused(logrep_storage *st, const uint8_t *p, size_t len, lr_qsnap_in
 
 Test(quorum_snapshot, every_truncation_is_refused)
 {
-    logrep_storage *st = snap_storage(0);
+    logrep_storage *st = qt_meta_storage(0);
     size_t len;
     uint8_t *f = small_file(st, &len);
     lr_qsnap_info info;
@@ -284,7 +260,7 @@ Test(quorum_snapshot, every_truncation_is_refused)
  * (offset, length, epoch, magic). */
 Test(quorum_snapshot, every_flipped_byte_is_refused)
 {
-    logrep_storage *st = snap_storage(0);
+    logrep_storage *st = qt_meta_storage(0);
     size_t len;
     uint8_t *f = small_file(st, &len);
     lr_qsnap_info info;
@@ -319,7 +295,7 @@ static int refused_buf(logrep_storage *st, lr_buf *b, lr_qsnap_info *info)
 
 Test(quorum_snapshot, structural_refusals)
 {
-    logrep_storage *st = snap_storage(0);
+    logrep_storage *st = qt_meta_storage(0);
     lr_qsnap_header_value(77, HDR);
     lr_qsnap_footer_value(FTR);
     lr_buf b;
@@ -394,7 +370,7 @@ Test(quorum_snapshot, structural_refusals)
     size_t at = b.len;
     add_batch(&b, 1, 4, 0, "x", 1);
     b.data[at + 22] |= LOGREP_COMPRESSION_GZIP;
-    lr_put_be32(b.data + at + 17, crc32c_bits(b.data + at + 21, b.len - at - 21));
+    lr_put_be32(b.data + at + 17, qt_crc32c_bits(b.data + at + 21, b.len - at - 21));
     add_batch(&b, 2, 4, 4, FTR, sizeof FTR);
     R(LOGREP_ERR__UNSUPPORTED, "a compressed batch");
 #undef R
@@ -422,7 +398,7 @@ static int dir_files(logrep_storage *st)
 
 Test(quorum_snapshot, list_latest_and_clean)
 {
-    logrep_storage *st = snap_storage(0);
+    logrep_storage *st = qt_meta_storage(0);
     size_t n, refused_n;
     lr_qsnap_id ids[8], got;
     cr_assert_eq(lr_qsnap_latest(NULL, st, SDIR, &got, NULL, NULL), LOGREP_ERR__NOENT);
@@ -477,7 +453,7 @@ Test(quorum_snapshot, list_latest_and_clean)
 /* Many leftovers: clean removes them in rounds. */
 Test(quorum_snapshot, clean_removes_many)
 {
-    logrep_storage *st = snap_storage(0);
+    logrep_storage *st = qt_meta_storage(0);
     for (int i = 0; i < 80; i++)
         put_file(st, name_of((lr_qsnap_id){i, 1}, i % 2 ? LR_QSNAP_PART_SUFFIX : LR_QSNAP_DELETED_SUFFIX),
                  (const uint8_t *)"x", 1);
@@ -509,7 +485,7 @@ Test(quorum_snapshot, storage_faults_keep_the_old_snapshot)
     int faults = 0;
     for (size_t c = 0; c < 4; c++)
         for (uint64_t k = 1; k <= 8; k++) {
-            logrep_storage *st = snap_storage(1);
+            logrep_storage *st = qt_meta_storage(1);
             write_snap(st, old, 1, 20);
             cr_assert_eq(logrep_storage_crash_inject(st, classes[c], k, LOGREP_ERR__IO, 0), 0);
             lr_qsnap_writer *w = NULL;
@@ -550,7 +526,7 @@ Test(quorum_snapshot, power_loss_while_writing_leaves_old_or_new)
     size_t parts = 0;
     for (uint64_t n = 1; n <= 12; n++)
         for (int mode = 0; mode < 3; mode++) {
-            logrep_storage *st = snap_storage(1);
+            logrep_storage *st = qt_meta_storage(1);
             write_snap(st, old, 1, 20);
             cr_assert_eq(logrep_storage_crash_after(st, n), 0);
             lr_qsnap_writer *w = NULL;

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <criterion/criterion.h>
+#include <logrep/storage.h>
+
 static void fail(qt_cluster *c, const char *fmt, ...)
 {
     if (c->why[0])
@@ -516,4 +519,27 @@ int qt_propose(qt_cluster *c, qt_node *nd)
     if (rc == 0)
         c->proposed++;
     return rc;
+}
+
+uint32_t qt_crc32c_bits(const uint8_t *p, size_t n)
+{
+    uint32_t c = 0xffffffffu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++)
+            c = (c >> 1) ^ ((c & 1) ? 0x82f63b78u : 0);
+    }
+    return c ^ 0xffffffffu;
+}
+
+logrep_storage *qt_meta_storage(int crash)
+{
+    logrep_storage *st;
+    if (crash)
+        cr_assert_eq(logrep_storage_crash_new(NULL, 512, &st), 0);
+    else
+        cr_assert_eq(logrep_storage_memory_new(NULL, &st), 0);
+    cr_assert_eq(st->mkdir(st->ctx, "meta"), 0);
+    cr_assert_eq(st->mkdir(st->ctx, "meta/__cluster_metadata-0"), 0);
+    return st;
 }

@@ -143,4 +143,11 @@ static inline uint64_t qt_rng_next(uint64_t *s)
     return *s;
 }
 
+/* CRC-32C bit by bit, independent of the library's table (golden bytes). */
+uint32_t qt_crc32c_bits(const uint8_t *p, size_t n);
+/* Memory storage (crash: the crash-simulating one) holding the empty
+ * directory meta/__cluster_metadata-0. */
+struct logrep_storage;
+struct logrep_storage *qt_meta_storage(int crash);
+
 #endif
