@@ -163,7 +163,13 @@ LR_CONF_PROP(GROUP_MAX_SIZE, "group.max.size", LR_CONF_INT, LR_I32MAX, 1, LR_I32
 LR_CONF_PROP(PROCESS_ROLES, "process.roles", LR_CONF_STR, 0, 0, 0, "broker,controller",
     "broker|controller|broker,controller|controller,broker", "Roles of this node.")
 LR_CONF_PROP(CONTROLLER_QUORUM_VOTERS, "controller.quorum.voters", LR_CONF_STR, 0, 0, 0, "", NULL,
-    "The controller as id@host:port (one voter until the quorum exists).")
+    "The controllers as id@host:port[,...]; two or more form a metadata quorum (docs/quorum.md).")
+LR_CONF_PROP(CONTROLLER_QUORUM_ELECTION_TIMEOUT_MS, "controller.quorum.election.timeout.ms", LR_CONF_INT, 1000, 1, LR_I32MAX, NULL, NULL,
+    "Quorum: a voter that has no leader stands after a timeout drawn from [T, 2T).")
+LR_CONF_PROP(CONTROLLER_QUORUM_FETCH_TIMEOUT_MS, "controller.quorum.fetch.timeout.ms", LR_CONF_INT, 2000, 1, LR_I32MAX, NULL, NULL,
+    "Quorum: a voter that has not reached its leader this long stands for election.")
+LR_CONF_PROP(CONTROLLER_QUORUM_REQUEST_TIMEOUT_MS, "controller.quorum.request.timeout.ms", LR_CONF_INT, 2000, 1, LR_I32MAX, NULL, NULL,
+    "Quorum: an unanswered Vote or Fetch is sent again after this long.")
 LR_CONF_PROP(LISTENERS, "listeners", LR_CONF_STR, 0, 0, 0, "", NULL,
     "Listeners the host opens, NAME://host:port,...; the library does not open sockets.")
 LR_CONF_PROP(ADVERTISED_LISTENERS, "advertised.listeners", LR_CONF_STR, 0, 0, 0, "", NULL,

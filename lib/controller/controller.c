@@ -53,6 +53,16 @@ const lr_md_image *lr_ctl_image(const lr_ctl *ctl) { return ctl->img; }
 
 int lr_ctl_failed(const lr_ctl *ctl) { return ctl->failed; }
 
+void lr_ctl_set_standby(lr_ctl *ctl, int standby) { ctl->standby = standby != 0; }
+
+int lr_ctl_standby(const lr_ctl *ctl) { return ctl->standby; }
+
+void lr_ctl_skip_to(lr_ctl *ctl, int64_t next_offset)
+{
+    if (next_offset > lr_md_next_offset(ctl->img))
+        lr_md_set_next_offset(ctl->img, next_offset);
+}
+
 void lr_ctl_get_stats(const lr_ctl *ctl, lr_ctl_stats *out) { *out = ctl->stats; }
 
 int lr_ctl_replay(lr_ctl *ctl, const uint8_t *rec, size_t len)
@@ -63,7 +73,7 @@ int lr_ctl_replay(lr_ctl *ctl, const uint8_t *rec, size_t len)
 /* Encodes, applies, then hands the record to the sink. */
 int lr_ctli_emit(lr_ctl *ctl, const lr_md_record *rec)
 {
-    if (ctl->failed)
+    if (ctl->failed || ctl->standby)
         return LOGREP_ERR_NOT_CONTROLLER;
     lr_buf_clear(&ctl->enc);
     int err = lr_md_encode(rec, &ctl->enc);

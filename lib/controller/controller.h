@@ -77,6 +77,19 @@ const lr_md_image *lr_ctl_image(const lr_ctl *ctl);
  * must replace it with one that replays the durable stream. */
 int lr_ctl_failed(const lr_ctl *ctl);
 
+/* A standby controller follows a replicated log (lr_ctl_replay of what
+ * is committed) and leads nothing: every call below returns
+ * LOGREP_ERR_NOT_CONTROLLER and its deadline is INT64_MAX, as a stopped
+ * one's, until it is made active again (standby 0). Sessions of the
+ * brokers in its image then start at its next call that carries a time,
+ * as after a replay. New controllers are active. */
+void lr_ctl_set_standby(lr_ctl *ctl, int standby);
+int lr_ctl_standby(const lr_ctl *ctl);
+/* A record of the log that is not a metadata record (a quorum's control
+ * record) took the offsets below next_offset: the next record applied
+ * gets next_offset. Never moves the image back. */
+void lr_ctl_skip_to(lr_ctl *ctl, int64_t next_offset);
+
 /* --- brokers ------------------------------------------------------------ */
 
 typedef struct lr_ctl_endpoint {

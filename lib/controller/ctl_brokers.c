@@ -14,7 +14,7 @@
 int lr_ctl_register_broker(lr_ctl *ctl, const lr_ctl_register_req *req, int64_t now_ms,
                            lr_ctl_register_resp *resp)
 {
-    if (ctl->failed)
+    if (ctl->failed || ctl->standby)
         return LOGREP_ERR_NOT_CONTROLLER;
     if (!ctl || !req || !resp || (req->n_endpoints && !req->endpoints))
         return LOGREP_ERR__INVALID_ARG;
@@ -130,7 +130,7 @@ static int64_t lowest_active_offset(lr_ctl *ctl)
 int lr_ctl_heartbeat(lr_ctl *ctl, const lr_ctl_heartbeat_req *req, int64_t now_ms,
                      lr_ctl_heartbeat_resp *resp)
 {
-    if (ctl->failed)
+    if (ctl->failed || ctl->standby)
         return LOGREP_ERR_NOT_CONTROLLER;
     if (!ctl || !req || !resp)
         return LOGREP_ERR__INVALID_ARG;
@@ -196,7 +196,7 @@ int lr_ctl_heartbeat(lr_ctl *ctl, const lr_ctl_heartbeat_req *req, int64_t now_m
 
 int lr_ctl_tick(lr_ctl *ctl, int64_t now_ms)
 {
-    if (ctl->failed)
+    if (ctl->failed || ctl->standby)
         return LOGREP_ERR_NOT_CONTROLLER;
     int err = lr_ctli_sessions_adopt(ctl, now_ms);
     for (size_t i = 0; !err && i < ctl->n_sessions; i++) {
@@ -227,7 +227,7 @@ int lr_ctl_tick(lr_ctl *ctl, int64_t now_ms)
 
 int64_t lr_ctl_deadline(const lr_ctl *ctl, int64_t now_ms)
 {
-    if (ctl->failed)
+    if (ctl->failed || ctl->standby)
         return INT64_MAX;
     int64_t next = INT64_MAX;
     for (size_t i = 0; i < lr_md_broker_count(ctl->img); i++) {

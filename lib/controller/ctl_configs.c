@@ -235,7 +235,7 @@ int lr_ctl_alter_topic_configs(lr_ctl *ctl, const char *topic, const lr_ctl_conf
     if (!ctl || !topic || (n && !ops) ||
         (mode != LR_CTL_ALTER_INCREMENTAL && mode != LR_CTL_ALTER_REPLACE))
         return LOGREP_ERR__INVALID_ARG;
-    if (ctl->failed)
+    if (ctl->failed || ctl->standby)
         return LOGREP_ERR_NOT_CONTROLLER;
     if (cap && why)
         why[0] = 0;

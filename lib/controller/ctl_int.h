@@ -49,7 +49,8 @@ struct lr_ctl {
     size_t slot;
 
     lr_ctl_stats stats;
-    int failed; /* the sink's error: stopped */
+    int failed;  /* the sink's error: stopped */
+    int standby; /* follows the log, leads nothing (lr_ctl_set_standby) */
 };
 
 typedef struct change_opts {

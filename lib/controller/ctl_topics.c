@@ -232,7 +232,7 @@ int lr_ctli_topic_name_check(const char *name, char *why, size_t cap)
 int lr_ctl_check_topic(const lr_ctl *ctl, const lr_ctl_create_topic_req *req, int32_t *np_out,
                        int32_t *rf_out, char *why, size_t cap)
 {
-    if (ctl->failed)
+    if (ctl->failed || ctl->standby)
         return LOGREP_ERR_NOT_CONTROLLER;
     if (cap && why)
         why[0] = 0;
@@ -287,7 +287,7 @@ int lr_ctl_check_topic(const lr_ctl *ctl, const lr_ctl_create_topic_req *req, in
 
 int lr_ctl_create_topic(lr_ctl *ctl, const lr_ctl_create_topic_req *req, uint8_t topic_id[16])
 {
-    if (ctl->failed)
+    if (ctl->failed || ctl->standby)
         return LOGREP_ERR_NOT_CONTROLLER;
     int32_t np, rf;
     int err = lr_ctl_check_topic(ctl, req, &np, &rf, NULL, 0);
@@ -369,7 +369,7 @@ int lr_ctl_create_topic(lr_ctl *ctl, const lr_ctl_create_topic_req *req, uint8_t
 
 int lr_ctl_delete_topic(lr_ctl *ctl, const char *name)
 {
-    if (ctl->failed)
+    if (ctl->failed || ctl->standby)
         return LOGREP_ERR_NOT_CONTROLLER;
     if (!ctl || !name)
         return LOGREP_ERR__INVALID_ARG;
@@ -384,7 +384,7 @@ int lr_ctl_delete_topic(lr_ctl *ctl, const char *name)
 
 int lr_ctl_set_topic_config(lr_ctl *ctl, const char *topic, const char *name, const char *value)
 {
-    if (ctl->failed)
+    if (ctl->failed || ctl->standby)
         return LOGREP_ERR_NOT_CONTROLLER;
     if (!ctl || !topic || !name)
         return LOGREP_ERR__INVALID_ARG;
@@ -476,7 +476,7 @@ static int validate_alter(const lr_ctl *ctl, const lr_ctl_alter_partition_req *r
 int lr_ctl_alter_partition(lr_ctl *ctl, const lr_ctl_alter_partition_req *req,
                            lr_ctl_partition_state *out)
 {
-    if (ctl->failed)
+    if (ctl->failed || ctl->standby)
         return LOGREP_ERR_NOT_CONTROLLER;
     if (!ctl || !req || (req->n_new_isr && !req->new_isr))
         return LOGREP_ERR__INVALID_ARG;
@@ -519,7 +519,7 @@ int lr_ctl_alter_partition(lr_ctl *ctl, const lr_ctl_alter_partition_req *req,
 
 int lr_ctl_elect_leader(lr_ctl *ctl, const char *topic, int32_t partition, int type)
 {
-    if (ctl->failed)
+    if (ctl->failed || ctl->standby)
         return LOGREP_ERR_NOT_CONTROLLER;
     if (!ctl || !topic || (type != LR_CTL_ELECT_PREFERRED && type != LR_CTL_ELECT_UNCLEAN))
         return LOGREP_ERR__INVALID_ARG;
@@ -550,7 +550,7 @@ int lr_ctl_elect_leader(lr_ctl *ctl, const char *topic, int32_t partition, int t
 int lr_ctl_allocate_producer_ids(lr_ctl *ctl, int32_t broker_id, int64_t broker_epoch,
                                  int64_t *first, int32_t *count)
 {
-    if (ctl->failed)
+    if (ctl->failed || ctl->standby)
         return LOGREP_ERR_NOT_CONTROLLER;
     if (!ctl || !first || !count)
         return LOGREP_ERR__INVALID_ARG;

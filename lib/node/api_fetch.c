@@ -141,6 +141,15 @@ static int64_t run_fetch(logrep_node *n, logrep_msg *req, logrep_msg *resp, int 
                 lr_f_set_int(rp, LR_FN_HighWatermark, hw);
                 lr_f_set_int(rp, LR_FN_LastStableOffset, hw);
                 lr_f_set_int(rp, LR_FN_LogStartOffset, ls);
+                int32_t qepoch, qleader = lr_nctl_quorum_leader(n, &qepoch);
+                logrep_struct *cl;
+                /* With a quorum: who the active controller is, for the
+                 * broker to register and heartbeat there. */
+                if (qleader >= 0 &&
+                    logrep_struct_set_struct(rp, lr_fid(rp, LR_FN_CurrentLeader), &cl) == 0) {
+                    lr_f_set_int(cl, LR_FN_LeaderId, qleader);
+                    lr_f_set_int(cl, LR_FN_LeaderEpoch, qepoch);
+                }
                 if (e)
                     *any_error = 1;
                 if (set_records(n, rp, &sl, tmps, by_file) != 0)

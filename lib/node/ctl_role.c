@@ -6,26 +6,26 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "controller/controller.h"
-#include "node/node_int.h"
-
-struct lr_ctl_role {
-    lr_ctl *ctl;
-    logrep_log *log;
-    logrep_batch_builder *b;
-    uint8_t *buf; /* the batch being appended (the log stamps it) */
-    size_t cap;
-    int32_t epoch;  /* this controller's leader epoch of the metadata log */
-    int64_t now_ms; /* of the event being handled */
-};
+#include "node/ctl_role.h"
 
 /* The metadata log is the controller's source of truth: every record is
  * appended and flushed before any answer that depends on it leaves the
- * node. Any failure is returned: the controller then stops (lr_ctl_failed). */
-static int sink(void *ctx, int64_t offset, const uint8_t *rec, size_t len)
+ * node (with a quorum: proposed, and answers wait for its commit). Any
+ * failure is returned: the controller then stops (lr_ctl_failed). */
+int lr_nctl_sink(void *ctx, int64_t offset, const uint8_t *rec, size_t len)
 {
     logrep_node *n = ctx;
     struct lr_ctl_role *r = n->ctl;
+    if (r->nq) {
+        int err = lr_nq_propose(n, offset, rec, len);
+        if (err)
+            LR_LOG(&n->logger, LOGREP_LEVEL_ERROR, "controller",
+                   "metadata record %lld not proposed: %s; this node stops acting as controller",
+                   (long long)offset, logrep_err_name(err));
+        else
+            lr_node_metadata_changed(n);
+        return err;
+    }
     if (logrep_log_end_offset(r->log) != offset) {
         LR_LOG(&n->logger, LOGREP_LEVEL_ERROR, "controller",
                "metadata record %lld does not follow the log end %lld", (long long)offset,
@@ -123,13 +123,27 @@ int lr_nctl_new(logrep_node *n, int64_t now_ms)
     if (!r)
         return LOGREP_ERR__NOMEM;
     n->ctl = r;
+    r->now_ms = now_ms;
     char dir[1024];
     snprintf(dir, sizeof dir, "%s/%s-0", n->log_dir, LR_METADATA_TOPIC);
-    int err = logrep_log_open(n->conf, n->st, dir, now_ms, &r->log);
+    /* A directory this start makes is a new voter's (formatted now); one
+     * that exists holds what the node had. */
+    int err = n->st->mkdir(n->st->ctx, dir);
+    int fresh = err == 0;
+    if (err == LOGREP_ERR__EXISTS)
+        err = 0;
+    if (!err)
+        err = logrep_log_open(n->conf, n->st, dir, now_ms, &r->log);
     if (!err)
         err = logrep_batch_builder_new(n->conf, &r->b);
-    if (!err && !(r->ctl = lr_ctl_new(n->conf, sink, n)))
+    if (!err && !(r->ctl = lr_ctl_new(n->conf, lr_nctl_sink, n)))
         err = LOGREP_ERR__NOMEM;
+    if (!err && n->n_voters > 1) {
+        /* A quorum: the image is built from what the quorum commits. */
+        if ((err = lr_nq_start(n, r, fresh, now_ms)) != 0)
+            lr_nctl_free(n, 1);
+        return err;
+    }
     if (!err)
         err = replay(n, r);
     /* Each start is a new leadership of the metadata log: a new epoch from
@@ -143,7 +157,6 @@ int lr_nctl_new(logrep_node *n, int64_t now_ms)
         lr_nctl_free(n, 1);
         return err;
     }
-    r->now_ms = now_ms;
     LR_LOG(&n->logger, LOGREP_LEVEL_INFO, "controller",
            "controller up at metadata offset %lld, epoch %d",
            (long long)logrep_log_end_offset(r->log), (int)r->epoch);
@@ -157,6 +170,7 @@ void lr_nctl_free(logrep_node *n, int abandon)
         return;
     /* A stopped controller writes nothing more, checkpoints included. */
     abandon = abandon || (r->ctl && lr_ctl_failed(r->ctl));
+    lr_nq_free(n, r);
     lr_ctl_free(r->ctl);
     logrep_batch_builder_free(r->b);
     lr_free(&n->alloc, r->buf, r->cap);
@@ -182,6 +196,7 @@ int64_t lr_nctl_tick(logrep_node *n, int64_t now_ms)
     if (ctl_failed(n))
         return INT64_MAX;
     r->now_ms = now_ms;
+    int64_t qnext = r->nq ? lr_nq_tick(n, now_ms) : INT64_MAX;
     int err = lr_ctl_tick(r->ctl, now_ms);
     if (err && err != LOGREP_ERR_NOT_CONTROLLER)
         LR_LOG(&n->logger, LOGREP_LEVEL_WARN, "controller", "tick: %s", logrep_err_name(err));
@@ -192,7 +207,8 @@ int64_t lr_nctl_tick(logrep_node *n, int64_t now_ms)
         LR_LOG(&n->logger, LOGREP_LEVEL_WARN, "controller", "metadata log tick: %s",
                logrep_err_name(err));
     int64_t c = lr_ctl_deadline(r->ctl, now_ms);
-    return c < next ? c : next;
+    next = c < next ? c : next;
+    return qnext < next ? qnext : next;
 }
 
 int lr_nctl_failed(const logrep_node *n)
@@ -209,11 +225,14 @@ logrep_err lr_nctl_fetch_metadata(logrep_node *n, int64_t offset, uint64_t max_b
         *hw = *log_start = -1;
         return LOGREP_ERR_NOT_CONTROLLER;
     }
-    *hw = logrep_log_end_offset(r->log);
+    /* With a quorum only what it committed, which every voter holds. */
+    *hw = r->nq ? lr_nctl_committed(n) : logrep_log_end_offset(r->log);
     *log_start = logrep_log_start_offset(r->log);
     if (offset == *hw)
         return LOGREP_OK;
-    return logrep_log_read(r->log, offset, max_bytes, INT64_MAX, 1, slice);
+    if (offset > *hw && r->nq)
+        return LOGREP_ERR_OFFSET_OUT_OF_RANGE;
+    return logrep_log_read(r->log, offset, max_bytes, r->nq ? *hw : INT64_MAX, 1, slice);
 }
 
 struct lr_ctl *lr_nctl_ctl(logrep_node *n)

@@ -47,7 +47,17 @@ static const struct {
     {LOGREP_API_BROKER_REGISTRATION, LR_ROLE_CONTROLLER, NULL, lr_ctl_api_registration},
     {LOGREP_API_BROKER_HEARTBEAT, LR_ROLE_CONTROLLER, NULL, lr_ctl_api_heartbeat},
     {LOGREP_API_ALLOCATE_PRODUCER_IDS, LR_ROLE_CONTROLLER, NULL, lr_ctl_api_allocate_pids},
+    /* The metadata quorum's, with two or more voters (lr_node_serves). */
+    {LOGREP_API_VOTE, LR_ROLE_CONTROLLER, NULL, lr_ctl_api_quorum},
+    {LOGREP_API_BEGIN_QUORUM_EPOCH, LR_ROLE_CONTROLLER, NULL, lr_ctl_api_quorum},
+    {LOGREP_API_END_QUORUM_EPOCH, LR_ROLE_CONTROLLER, NULL, lr_ctl_api_quorum},
+    {LOGREP_API_DESCRIBE_QUORUM, LR_ROLE_CONTROLLER, NULL, lr_ctl_api_quorum},
 };
+
+static int quorum_api(int api)
+{
+    return api >= LOGREP_API_VOTE && api <= LOGREP_API_DESCRIBE_QUORUM;
+}
 
 #define NSERVED (sizeof served / sizeof served[0])
 
@@ -72,6 +82,8 @@ static int find(int api)
 int lr_node_serves(const logrep_node *n, const lr_conn *c, int api)
 {
     int i = find(api);
+    if (quorum_api(api) && !lr_nctl_quorum(n))
+        return 0;
     return i >= 0 && (served[i].roles & lr_node_conn_roles(n, c)) != 0;
 }
 
@@ -103,6 +115,9 @@ int lr_req_init(const lr_req *r)
 
 int lr_req_answer(logrep_node *n, const lr_req *r)
 {
+    int err;
+    if (r->ctl && lr_nctl_hold(n, r, &err))
+        return err;
     lr_slot *s = r->slot ? r->slot : lr_conn_slot(n, r->conn);
     return s ? lr_conn_finish(n, r->conn, s, r->resp) : LOGREP_ERR__NOMEM;
 }
@@ -195,19 +210,31 @@ static int run(logrep_node *n, lr_conn *c, lr_slot *slot, const uint8_t *frame, 
 {
     int api = logrep_msg_api_key(n->req);
     int i = find(api);
-    lr_req r = {c, n->req, n->resp, frame, flen, lr_node_conn_roles(n, c), now_ms, slot};
-    if (i < 0 || !(served[i].roles & r.roles)) {
+    lr_req r = {c, n->req, n->resp, frame, flen, lr_node_conn_roles(n, c), now_ms, slot, 0};
+    if (i < 0 || !(served[i].roles & r.roles) || (quorum_api(api) && !lr_nctl_quorum(n))) {
         /* An API outside the table, or one this listener does not serve:
          * Kafka closes the connection. */
         LR_LOG(&n->logger, LOGREP_LEVEL_INFO, "node", "%s v%d not served on this listener",
                logrep_proto_api_name(api), logrep_msg_version(n->req));
         return LOGREP_ERR__CORRUPT;
     }
-    lr_handler h = n->ctl && served[i].controller ? served[i].controller : served[i].broker;
+    /* A voter's Fetch of the metadata log is the quorum's. */
+    if (api == LOGREP_API_FETCH && lr_nctl_quorum(n) && (r.roles & LR_ROLE_CONTROLLER)) {
+        int q = lr_ctl_api_quorum(n, &r);
+        if (q != 1)
+            return q;
+    }
+    /* The controller's handler, unless a broker can forward the request to
+     * the controller that is active when this one is not. */
+    int ctl = n->ctl && served[i].controller &&
+              (lr_nctl_serving(n) || !served[i].broker || !(r.roles & LR_ROLE_BROKER));
+    lr_handler h = ctl ? served[i].controller : served[i].broker;
     if (!h)
         return LOGREP_ERR__CORRUPT;
-    if (h == served[i].controller)
+    if (ctl) {
         lr_nctl_at(n, now_ms); /* the time its records carry */
+        r.ctl = 1;
+    }
     return h(n, &r);
 }
 

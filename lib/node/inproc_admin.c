@@ -1,7 +1,9 @@
 /* In-process topic creation and deletion (include/logrep/inproc.h). On a
- * node with the controller role the controller's own CreateTopics and
+ * node that is the only controller the controller's own CreateTopics and
  * DeleteTopics steps run at once (lr_ctl_create_one, lr_ctl_delete_named,
- * ctl_create.c and ctl_api.c). On a broker the request goes to the
+ * ctl_create.c and ctl_api.c). On a broker, and on a voter of a quorum
+ * (the active controller may be another, and answers wait for the
+ * commit), the request goes to the
  * controller as a broker forwards CreateTopics (api_admin.c), parked until
  * the answer, the call's timeout (REQUEST_TIMED_OUT) or the loss of the
  * connection (NOT_CONTROLLER) completes its event. The request in flight
@@ -117,7 +119,7 @@ LOGREP_API logrep_err logrep_node_create_topic(logrep_node *n, const char *topic
     lr_evt *e = lr_evt_start(n, LOGREP_NODE_EV_CREATE_TOPIC, token, lr_evt_new_key(n));
     if (!e)
         return LOGREP_ERR__NOMEM;
-    if (n->ctl) {
+    if (n->ctl && !lr_nctl_quorum(n)) { /* a quorum's active controller may be another */
         applied(n, e,
                 lr_nctl_failed(n) ? LOGREP_ERR_NOT_CONTROLLER
                                   : lr_ctl_create_one(n, topic, partitions, replication_factor,
@@ -152,7 +154,7 @@ LOGREP_API logrep_err logrep_node_delete_topic(logrep_node *n, const char *topic
     lr_evt *e = lr_evt_start(n, LOGREP_NODE_EV_DELETE_TOPIC, token, lr_evt_new_key(n));
     if (!e)
         return LOGREP_ERR__NOMEM;
-    if (n->ctl) {
+    if (n->ctl && !lr_nctl_quorum(n)) { /* a quorum's active controller may be another */
         applied(n, e,
                 lr_nctl_failed(n) ? LOGREP_ERR_NOT_CONTROLLER
                                   : lr_ctl_delete_named(n, topic, strlen(topic), now_ms),

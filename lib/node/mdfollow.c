@@ -89,6 +89,9 @@ static void md_fetch_done(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_
     logrep_struct *pe = t && lr_f_count(t, LR_FN_Partitions) > 0 ? lr_f_elem(t, LR_FN_Partitions, 0) : NULL;
     const uint8_t *recs = NULL;
     int32_t rlen = 0;
+    int fc = pe ? lr_fid(pe, LR_FN_CurrentLeader) : -1;
+    if (fc >= 0 && logrep_struct_tag_present(pe, fc))
+        lr_voters_learn(n, (int32_t)lr_f_int(logrep_struct_struct(pe, fc), LR_FN_LeaderId));
     if (pe && !lr_f_int(pe, LR_FN_ErrorCode))
         logrep_struct_bytes(pe, lr_fid(pe, LR_FN_Records), &recs, &rlen);
     else /* a stopped controller answers at once: not again at once */

@@ -1,7 +1,6 @@
 /* The node handle: create and free, the host's events (requests,
  * responses, closes, ticks) handed to the concern that owns them, and
  * observability. node_int.h lists the node's files. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,38 +15,6 @@ static char *dup_conf_str(logrep_node *n, const char *name)
     if (logrep_conf_get(n->conf, name, buf, sizeof buf, NULL) != LOGREP_OK)
         buf[0] = 0;
     return lr_strdup(&n->alloc, buf);
-}
-
-/* "id@host:port": the one voter, until the controller is a quorum. */
-static int parse_voter(logrep_node *n, const char *v, char *err, size_t esz)
-{
-    if (strchr(v, ',')) {
-        snprintf(err, esz, "controller.quorum.voters: one voter is supported, got \"%s\"", v);
-        return LOGREP_ERR__INVALID_CONF;
-    }
-    const char *at = strchr(v, '@');
-    const char *colon = at ? strrchr(at, ':') : NULL;
-    if (!at || !colon || colon == at + 1) {
-        snprintf(err, esz, "controller.quorum.voters: expected id@host:port, got \"%s\"", v);
-        return LOGREP_ERR__INVALID_CONF;
-    }
-    char *id_end, *end;
-    long id = strtol(v, &id_end, 10);
-    long port = strtol(colon + 1, &end, 10);
-    if (!isdigit((unsigned char)v[0]) || id_end != at || id > INT32_MAX || port < 1 ||
-        port > 65535 || *end) {
-        snprintf(err, esz, "controller.quorum.voters: expected id@host:port, got \"%s\"", v);
-        return LOGREP_ERR__INVALID_CONF;
-    }
-    n->ctl_id = (int32_t)id;
-    size_t hl = (size_t)(colon - at - 1);
-    n->ctl_host = lr_malloc(&n->alloc, hl + 1);
-    if (!n->ctl_host)
-        return LOGREP_ERR__NOMEM;
-    memcpy(n->ctl_host, at + 1, hl);
-    n->ctl_host[hl] = 0;
-    n->ctl_port = (int32_t)port;
-    return 0;
 }
 
 /* First advertised listener "NAME://host:port". */
@@ -132,11 +99,14 @@ LOGREP_API logrep_err logrep_node_new(const logrep_conf *conf, const logrep_stor
         }
     }
     if (!err)
-        err = parse_voter(n, lr_conf_str(n->conf, LR_CONF_CONTROLLER_QUORUM_VOTERS), errbuf,
-                          errbuf_size);
-    if (!err && n->is_controller && n->ctl_id != n->id) {
-        snprintf(errbuf, errbuf_size, "controller.quorum.voters names %d, not this node %d",
-                 n->ctl_id, n->id);
+        err = lr_voters_parse(n, lr_conf_str(n->conf, LR_CONF_CONTROLLER_QUORUM_VOTERS), errbuf,
+                              errbuf_size);
+    if (!err && n->is_controller != lr_voters_is_self(n)) {
+        snprintf(errbuf, errbuf_size,
+                 n->is_controller ? "controller.quorum.voters does not name this node %d"
+                                  : "controller.quorum.voters names node %d, whose "
+                                    "process.roles has no controller",
+                 (int)n->id);
         err = LOGREP_ERR__INVALID_CONF;
     }
     if (!err)
@@ -201,7 +171,7 @@ LOGREP_API void logrep_node_free(logrep_node *n, int abandon)
     lr_strfree(&n->alloc, n->log_dir);
     lr_strfree(&n->alloc, n->rack);
     lr_strfree(&n->alloc, n->adv_host);
-    lr_strfree(&n->alloc, n->ctl_host);
+    lr_voters_free(n);
     logrep_conf_free(n->conf);
     /* Last: freeing the rest may still complete or look up events. */
     lr_events_free(n);
@@ -295,7 +265,7 @@ LOGREP_API logrep_err logrep_node_request(logrep_node *n, uint64_t conn, const v
     if (err == LOGREP_ERR_UNSUPPORTED_VERSION &&
         logrep_msg_api_key(n->req) == LOGREP_API_API_VERSIONS) {
         /* Answered with the versions served, in the client's v0 header. */
-        lr_req r = {c, n->req, n->resp, frame, len, lr_node_conn_roles(n, c), now_ms, NULL};
+        lr_req r = {c, n->req, n->resp, frame, len, lr_node_conn_roles(n, c), now_ms, NULL, 0};
         if ((err = lr_api_versions(n, &r)) != 0) {
             lr_conn_close(n, c);
             drop_conn(n, c);
@@ -310,6 +280,7 @@ LOGREP_API logrep_err logrep_node_request(logrep_node *n, uint64_t conn, const v
         return err == LOGREP_ERR__NOMEM ? err : LOGREP_ERR__CORRUPT;
     }
     err = lr_dispatch(n, c, frame, len, now_ms);
+    lr_nctl_pump(n, now_ms);
     if (err) {
         /* A request that could not be handled leaves a hole in the
          * connection's response order: close it, the client retries. */
@@ -329,6 +300,7 @@ LOGREP_API logrep_err logrep_node_response(logrep_node *n, uint64_t conn, const 
         return LOGREP_ERR__INVALID_ARG;
     n->stats.bytes_in += (int64_t)len;
     logrep_err err = lr_peer_response(n, conn, frame, len, now_ms);
+    lr_nctl_pump(n, now_ms);
     if (err)
         return err;
     /* Keep replication moving: the next fetch leaves at once, and answers
@@ -519,5 +491,5 @@ LOGREP_API int32_t logrep_node_id(const logrep_node *n)
 
 LOGREP_API int logrep_node_is_controller(const logrep_node *n)
 {
-    return n && n->ctl != NULL && !lr_nctl_failed(n);
+    return n && lr_nctl_serving(n);
 }

@@ -196,6 +196,14 @@ typedef struct lr_events {
 
 struct lr_ctl_role;
 
+/* One controller of controller.quorum.voters. */
+typedef struct lr_voter {
+    int32_t id;
+    char *host;
+    int32_t port;
+} lr_voter;
+#define LR_MAX_VOTERS 16
+
 struct logrep_node {
     lr_alloc alloc;
     lr_log logger;
@@ -212,9 +220,9 @@ struct logrep_node {
     char *rack;
     char *adv_host;
     int32_t adv_port;
-    int32_t ctl_id;
-    char *ctl_host;
-    int32_t ctl_port;
+    lr_voter *voters; /* controller.quorum.voters (voters.c) */
+    size_t n_voters;
+    int32_t ctl_id;   /* the controller this node asks: the active one as far as it knows */
 
     lr_conns conns;
     lr_peers peers;
@@ -294,6 +302,7 @@ typedef struct lr_req {
     int roles;            /* LR_ROLE_* served on conn */
     int64_t now_ms;
     struct lr_slot *slot; /* reserved at arrival (a deferred request); NULL: the next */
+    int ctl;              /* handled by the controller: its answer may wait for a commit */
 } lr_req;
 
 /* Handles the request decoded in n->req. An error means it could not be
@@ -310,6 +319,20 @@ int lr_req_answer(logrep_node *n, const lr_req *r);
 /* A local result as a wire error code (local failures are
  * UNKNOWN_SERVER_ERROR on the wire). */
 int16_t lr_wire_code(int err);
+
+/* ---- voters.c: controller.quorum.voters ---- */
+/* Parses "id@host:port[,...]" into n->voters; ctl_id := the first. 0,
+ * INVALID_CONF (reason in err) or NOMEM. */
+int lr_voters_parse(logrep_node *n, const char *v, char *err, size_t esz);
+void lr_voters_free(logrep_node *n);
+const lr_voter *lr_voter_get(const logrep_node *n, int32_t id);
+/* 1 when this node is one of the voters. */
+int lr_voters_is_self(const logrep_node *n);
+/* A voter named the active controller: ask it from now on. */
+void lr_voters_learn(logrep_node *n, int32_t leader);
+/* Voter `failed` refused (NOT_CONTROLLER) or could not be reached: when
+ * it is the one this node asks, ask the next voter in turn. */
+void lr_voters_next(logrep_node *n, int32_t failed);
 
 /* ---- listener.c ---- */
 /* 1 when a ClusterId a peer sent is this cluster's, or was not sent. */
@@ -529,6 +552,29 @@ int lr_nctl_failed(const logrep_node *n);
  * would; 0, NOT_CONTROLLER or the controller's error. */
 int lr_nctl_set_topic_config(logrep_node *n, const char *topic, const char *name,
                              const char *value);
+
+/* ---- ctl_quorum.c: the controller as a voter of the metadata quorum ---- */
+/* 1 when the controller role is a voter of a quorum (two or more voters). */
+int lr_nctl_quorum(const logrep_node *n);
+/* 1 when this node's controller answers controller requests: it has the
+ * role, has not failed, and (with a quorum) is the active controller. */
+int lr_nctl_serving(const logrep_node *n);
+/* With a quorum: the offset below which the image holds the committed
+ * log (-1 without one). */
+int64_t lr_nctl_committed(const logrep_node *n);
+/* The quorum's leader (-1 unknown or without a quorum) and epoch. */
+int32_t lr_nctl_quorum_leader(const logrep_node *n, int32_t *epoch);
+/* Acts on what the last event did to the quorum (no-op without one). */
+void lr_nctl_pump(logrep_node *n, int64_t now_ms);
+/* Vote, Begin/EndQuorumEpoch, DescribeQuorum, and a voter's Fetch of the
+ * metadata log (ctl_qwire.c): 1 when r is not the quorum's (a Fetch
+ * that is not a voter's), else 0 or the error that closes r's
+ * connection. */
+int lr_ctl_api_quorum(logrep_node *n, const lr_req *r);
+/* ctl_hold.c: 1 when the answer of r (a controller request) must wait
+ * for records not committed yet; it is then kept and sent once they
+ * commit, and *err is 0 or the error that closes the connection. */
+int lr_nctl_hold(logrep_node *n, const lr_req *r, int *err);
 
 /* ---- ctl_api.c, ctl_create.c, ctl_alter.c: the controller's APIs ---- */
 int lr_ctl_api_registration(logrep_node *n, const lr_req *r);

@@ -51,13 +51,14 @@ logrep_struct *lr_peer_start(logrep_node *n, int api, int version)
     return logrep_msg_root(n->peers.out);
 }
 
-/* The controller's address is configured; brokers' come from metadata. */
+/* Controllers' addresses are configured (controller.quorum.voters); brokers' come from metadata. */
 static int peer_address(logrep_node *n, int32_t id, int channel, const char **host,
                         int32_t *port)
 {
-    if (id == n->ctl_id && channel != LR_CH_REPLICA) {
-        *host = n->ctl_host;
-        *port = n->ctl_port;
+    const lr_voter *v = channel != LR_CH_REPLICA ? lr_voter_get(n, id) : NULL;
+    if (v) {
+        *host = v->host;
+        *port = v->port;
         return 0;
     }
     const lr_md_broker *b = lr_md_broker_get(n->md.img, id);
@@ -110,6 +111,21 @@ int lr_peer_send(logrep_node *n, lr_peer *p, const lr_out_ops *ops, void *ctx, i
     return 0;
 }
 
+/* 1 when an answer says NOT_CONTROLLER: at its top, or for the first
+ * topic (CreateTopics, DeleteTopics). */
+static int not_controller(logrep_msg *m)
+{
+    logrep_struct *r = logrep_msg_root(m);
+    if (lr_fid(r, LR_FN_ErrorCode) >= 0)
+        return lr_f_int(r, LR_FN_ErrorCode) == LOGREP_ERR_NOT_CONTROLLER;
+    int f = lr_fid(r, LR_FN_Topics) >= 0 ? LR_FN_Topics : LR_FN_Responses;
+    if (lr_fid(r, f) < 0 || lr_f_count(r, f) < 1)
+        return 0;
+    logrep_struct *t = lr_f_elem(r, f, 0);
+    return lr_fid(t, LR_FN_ErrorCode) >= 0 &&
+           lr_f_int(t, LR_FN_ErrorCode) == LOGREP_ERR_NOT_CONTROLLER;
+}
+
 int lr_peer_response(logrep_node *n, uint64_t conn, const void *frame, size_t len,
                      int64_t now_ms)
 {
@@ -130,6 +146,8 @@ int lr_peer_response(logrep_node *n, uint64_t conn, const void *frame, size_t le
         return LOGREP_ERR__CORRUPT;
     }
     p->inflight = o->next;
+    if (p->channel == LR_CH_CONTROL && n->n_voters > 1 && not_controller(n->peers.in))
+        lr_voters_next(n, p->node_id); /* a standby voter: ask the next one */
     o->ops->done(n, p, o, now_ms);
     lr_free(&n->alloc, o, sizeof *o);
     return 0;
@@ -153,6 +171,9 @@ void lr_peer_closed(logrep_node *n, uint64_t conn, int64_t now_ms)
         p->connected = 0;
         p->backoff_until = now_ms + LR_PEER_BACKOFF_MS;
         fail_all(n, p, now_ms);
+        /* An unreachable controller: ask another voter next. */
+        if (p->channel == LR_CH_CONTROL || p->channel == LR_CH_METADATA)
+            lr_voters_next(n, p->node_id);
     }
 }
 

@@ -38,7 +38,8 @@ typedef struct lr_outreq {
 enum {
     LR_CH_CONTROL = 0,  /* registration, heartbeats, AlterPartition, admin */
     LR_CH_METADATA = 1, /* the metadata log long-poll */
-    LR_CH_REPLICA = 2   /* replica fetches */
+    LR_CH_REPLICA = 2,  /* replica fetches */
+    LR_CH_QUORUM = 3    /* a voter's quorum requests to another voter */
 };
 
 typedef struct lr_peer {

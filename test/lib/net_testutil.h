@@ -30,6 +30,10 @@ typedef struct net {
     int64_t requests_sent[MAXN + 1][80]; /* delivered, by sending node and API key */
 } net;
 
+/* controller.quorum.voters for the nodes started next (NULL: "1@sim:9093")
+ * and how many of them (1..net_controllers) are combined nodes. */
+extern const char *net_voters;
+extern int net_controllers;
 void start_node(net *w, int id);
 /* start_node() returning logrep_node_new's error instead of asserting. */
 logrep_err start_node_err(net *w, int id);

@@ -1,0 +1,86 @@
+/* Nodes whose controller is a quorum of three voters (docs/quorum.md,
+ * "In the node"): one active controller elected, brokers registering
+ * with it, topics created through any node, and the loss of the active
+ * controller survived: another voter takes over, leadership moves off
+ * the dead node, writes go on, and nothing acknowledged is lost. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/net_testutil.h"
+
+#define VOTERS3 "1@sim:9093,2@sim:9093,3@sim:9093"
+
+static const char *const quorum_conf[] = {"broker.session.timeout.ms", "3000", NULL};
+
+static int active_controller(net *w)
+{
+    int found = -1;
+    for (int id = 1; id <= w->n; id++)
+        if (w->node[id] && logrep_node_is_controller(w->node[id])) {
+            cr_assert_eq(found, -1, "nodes %d and %d are both active controllers", found, id);
+            found = id;
+        }
+    return found;
+}
+
+/* Runs until an active controller exists and every live node is
+ * registered and unfenced in it (at most max_ms); its id. */
+static int settle(net *w, int64_t max_ms)
+{
+    for (int64_t t = 0; t < max_ms; t += 50) {
+        run(w, 50);
+        int a = active_controller(w);
+        if (a < 0)
+            continue;
+        logrep_node_stats st;
+        logrep_node_stats_get(w->node[a], &st);
+        int live = 0;
+        for (int id = 1; id <= w->n; id++)
+            live += w->node[id] != NULL;
+        char buf[4096];
+        logrep_node_describe(w->node[a], NULL, 0, buf, sizeof buf);
+        int unfenced = 0;
+        for (int id = 1; id <= w->n; id++) {
+            char needle[32];
+            snprintf(needle, sizeof needle, "broker %d ", id);
+            const char *b = strstr(buf, needle);
+            if (w->node[id] && b && !strncmp(b + strlen(needle), "unfenced", 8))
+                unfenced++;
+        }
+        if (unfenced == live)
+            return a;
+    }
+    return active_controller(w);
+}
+
+static void quorum_setup(net *w, int nodes)
+{
+    net_voters = VOTERS3;
+    net_controllers = 3;
+    extra_conf = quorum_conf;
+    setup(w, nodes);
+}
+
+static void quorum_teardown(net *w)
+{
+    teardown(w);
+    net_voters = NULL;
+    net_controllers = 1;
+    extra_conf = NULL;
+}
+
+Test(node_quorum, elects_one_active_controller_and_serves)
+{
+    net w;
+    quorum_setup(&w, 3);
+    int a = settle(&w, 10000);
+    cr_assert_geq(a, 1, "no active controller within 10 s");
+    create_topic(&w, 1, "q", 3, 3);
+    run(&w, 500);
+    for (int p = 0; p < 3; p++) {
+        int64_t base;
+        cr_assert_eq(produce(&w, leader_of(&w, 1, "q", p, NULL), "q", p, "v0", -1, &base), 0);
+    }
+    quorum_teardown(&w);
+}
