@@ -55,14 +55,31 @@ Test(node_conf, the_defaults_start)
     cr_assert_eq(try_node(NULL, NULL, err, sizeof err), LOGREP_OK, "%s", err);
 }
 
-Test(node_conf, more_than_one_voter_is_refused)
+Test(node_conf, voter_lists_are_checked)
 {
     char err[200];
-    cr_assert_eq(try_node("controller.quorum.voters", "1@a:9093,2@b:9093", err, sizeof err),
+    /* Node 1 (the defaults: broker and controller) among three voters: a quorum. */
+    cr_assert_eq(try_node("controller.quorum.voters", "1@a:9093,2@b:9093,3@c:9093", err,
+                          sizeof err),
+                 LOGREP_OK, "%s", err);
+    static const char *const bad[] = {"1@localhost:9093,", ",1@localhost:9093",
+                                      "1@a:9093,,2@b:9093", "1@a:9093,1@b:9094",
+                                      "1@a:9093,2@b"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        err[0] = 0;
+        cr_assert_eq(try_node("controller.quorum.voters", bad[i], err, sizeof err),
+                     LOGREP_ERR__INVALID_CONF, "%s", bad[i]);
+        cr_assert(strstr(err, "controller.quorum.voters"), "%s: %s", bad[i], err);
+    }
+    cr_assert(strstr(err, "expected id@host:port"), "%s", err);
+    try_node("controller.quorum.voters", "1@a:9093,1@b:9094", err, sizeof err);
+    cr_assert(strstr(err, "named twice"), "%s", err);
+    char many[400] = "";
+    for (int i = 1; i <= 17; i++)
+        snprintf(many + strlen(many), sizeof many - strlen(many), "%s%d@h:9093", i > 1 ? "," : "", i);
+    cr_assert_eq(try_node("controller.quorum.voters", many, err, sizeof err),
                  LOGREP_ERR__INVALID_CONF);
-    cr_assert(strstr(err, "one voter"), "%s", err);
-    cr_assert_eq(try_node("controller.quorum.voters", "1@localhost:9093,", err, sizeof err),
-                 LOGREP_ERR__INVALID_CONF);
+    cr_assert(strstr(err, "at most 16"), "%s", err);
 }
 
 Test(node_conf, malformed_voters_are_refused)
@@ -84,7 +101,12 @@ Test(node_conf, a_controller_must_be_the_voter)
     char err[200];
     cr_assert_eq(try_node("controller.quorum.voters", "2@localhost:9093", err, sizeof err),
                  LOGREP_ERR__INVALID_CONF);
-    cr_assert(strstr(err, "not this node"), "%s", err);
+    cr_assert(strstr(err, "does not name this node"), "%s", err);
+    cr_assert_eq(try_node("controller.quorum.voters", "2@a:9093,3@b:9093", err, sizeof err),
+                 LOGREP_ERR__INVALID_CONF);
+    /* A node named as a voter must have the controller role. */
+    cr_assert_eq(try_node("process.roles", "broker", err, sizeof err), LOGREP_ERR__INVALID_CONF);
+    cr_assert(strstr(err, "has no controller"), "%s", err);
 }
 
 Test(node_conf, roles_and_listeners_are_checked)
