@@ -2,6 +2,7 @@
  * controller.quorum.voters (one voter until the controller is a quorum),
  * advertised.listeners and process.roles. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <logrep.h>
