@@ -84,3 +84,334 @@ Test(node_quorum, elects_one_active_controller_and_serves)
     }
     quorum_teardown(&w);
 }
+
+/* ------------------------------------------------------------ helpers */
+
+/* A CreateTopics v7 of one topic, RF 3, for node `to`'s listener. */
+static uint64_t create_send(net *w, int to, const char *listener, const char *name, int parts)
+{
+    logrep_msg *m;
+    logrep_msg_new(NULL, &m);
+    cr_assert_eq(logrep_msg_init_request(m, LOGREP_API_CREATE_TOPICS, 7, 7, "test"), LOGREP_OK);
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_int(root, logrep_struct_field(root, "timeoutMs"), 10000);
+    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
+    logrep_struct *t = elem(root, "Topics", 0);
+    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), name, (int32_t)strlen(name));
+    logrep_struct_set_int(t, logrep_struct_field(t, "NumPartitions"), parts);
+    logrep_struct_set_int(t, logrep_struct_field(t, "ReplicationFactor"), 3);
+    uint64_t c = client_send_on(w, to, listener, m);
+    logrep_msg_free(m);
+    return c;
+}
+
+/* Its answer's topic error within max_ms; -1 when none came, -2 when
+ * the connection was closed. */
+static int create_answer(net *w, uint64_t c, int64_t max_ms)
+{
+    logrep_msg *r;
+    logrep_msg_new(NULL, &r);
+    int got = client_answer(w, c, LOGREP_API_CREATE_TOPICS, 7, r, max_ms);
+    int code = got == 1 ? (int)fint(elem(logrep_msg_root(r), "Topics", 0), "ErrorCode")
+                        : got == 0 ? -2 : -1;
+    logrep_msg_free(r);
+    return code;
+}
+
+/* The first live node other than `not`. */
+static int live_other(net *w, int not)
+{
+    for (int id = 1; id <= w->n; id++)
+        if (w->node[id] && id != not)
+            return id;
+    return -1;
+}
+
+/* Produces n records v0..v(n-1) to each of parts partitions of topic
+ * through their leaders (acks=all), retrying through leader changes. */
+static void produce_all(net *w, const char *topic, int parts, int first, int n)
+{
+    for (int p = 0; p < parts; p++)
+        for (int i = first; i < first + n; i++) {
+            char v[32];
+            snprintf(v, sizeof v, "v%d", i);
+            int16_t e = -1;
+            for (int tries = 0; tries < 50 && e; tries++) {
+                int l = leader_of(w, live_other(w, 0), topic, p, NULL);
+                if (l >= 1 && w->node[l]) {
+                    int64_t base;
+                    e = produce(w, l, topic, p, v, -1, &base);
+                    if (!e)
+                        cr_assert_eq(base, i, "partition %d: v%d at %lld", p, i, (long long)base);
+                }
+                if (e)
+                    run(w, 200);
+            }
+            cr_assert_eq(e, 0, "partition %d record %d not acknowledged", p, i);
+        }
+}
+
+/* Every partition has a live leader, and all n records read back. */
+static void check_all(net *w, const char *topic, int parts, int n)
+{
+    for (int p = 0; p < parts; p++) {
+        int l = -1;
+        for (int t = 0; t < 100; t++) {
+            l = leader_of(w, live_other(w, 0), topic, p, NULL);
+            if (l >= 1 && w->node[l])
+                break;
+            run(w, 100);
+        }
+        cr_assert(l >= 1 && w->node[l], "partition %d has no live leader (%d)", p, l);
+        int got = 0, tries = 0;
+        int64_t hw = -1;
+        while ((got = fetch_count(w, l, topic, p, 0, &hw)) < n && tries++ < 50)
+            run(w, 100);
+        cr_assert_eq(got, n, "partition %d: %d of %d records read back", p, got, n);
+    }
+}
+
+/* ------------------------------------------------------------ failover */
+
+Test(node_quorum, active_controller_killed_another_takes_over)
+{
+    net w;
+    quorum_setup(&w, 3);
+    int a = settle(&w, 10000);
+    cr_assert_geq(a, 1);
+    create_topic(&w, live_other(&w, a), "q", 6, 3);
+    run(&w, 500);
+    produce_all(&w, "q", 6, 0, 5);
+    int led = 0;
+    for (int p = 0; p < 6; p++)
+        led += leader_of(&w, a, "q", p, NULL) == a;
+    cr_assert_gt(led, 0, "the active controller leads no partition");
+
+    kill_node(&w, a);
+    int b = -1;
+    for (int t = 0; t < 100 && b < 0; t++) {
+        run(&w, 100);
+        b = active_controller(&w);
+    }
+    cr_assert(b >= 1 && b != a, "no new active controller within 10 s");
+    /* The dead node's partitions move once its session expires. */
+    for (int p = 0; p < 6; p++) {
+        int l = -1;
+        for (int t = 0; t < 100; t++) {
+            l = leader_of(&w, b, "q", p, NULL);
+            if (l >= 1 && l != a)
+                break;
+            run(&w, 100);
+        }
+        cr_assert(l >= 1 && l != a, "partition %d still led by %d", p, l);
+    }
+    produce_all(&w, "q", 6, 5, 5);
+    check_all(&w, "q", 6, 10);
+    /* A topic created after the failover, through the other live node. */
+    create_topic(&w, live_other(&w, b), "after", 2, 2);
+
+    start_node(&w, a);
+    cr_assert_geq(settle(&w, 10000), 1);
+    produce_all(&w, "q", 6, 10, 2);
+    check_all(&w, "q", 6, 12);
+    quorum_teardown(&w);
+}
+
+Test(node_quorum, whole_cluster_killed_and_restarted_serves_everything)
+{
+    static const int orders[3][3] = {{1, 2, 3}, {3, 2, 1}, {2, 3, 1}};
+    net w;
+    quorum_setup(&w, 3);
+    cr_assert_geq(settle(&w, 10000), 1);
+    create_topic(&w, 1, "w", 3, 3);
+    run(&w, 500);
+    int n = 0;
+    for (int round = 0; round < 3; round++) {
+        produce_all(&w, "w", 3, n, 4);
+        n += 4;
+        for (int id = 1; id <= 3; id++)
+            kill_node(&w, id);
+        run(&w, 100);
+        for (int k = 0; k < 3; k++) {
+            start_node(&w, orders[round][k]);
+            run(&w, 300);
+        }
+        int a = settle(&w, 10000);
+        cr_assert_geq(a, 1, "round %d: no active controller after the restart", round);
+        check_all(&w, "w", 3, n);
+    }
+    quorum_teardown(&w);
+}
+
+/* ------------------------------------------------------------ answers */
+
+Test(node_quorum, answers_wait_for_the_commit)
+{
+    net w;
+    quorum_setup(&w, 3);
+    int a = settle(&w, 10000);
+    cr_assert_geq(a, 1);
+    int o1 = a % 3 + 1, o2 = o1 % 3 + 1;
+    kill_node(&w, o1);
+    kill_node(&w, o2);
+    /* Alone, the active controller writes the records but cannot commit
+     * them: the answer waits. */
+    uint64_t c = create_send(&w, a, "CONTROLLER", "held", 1);
+    cr_assert_eq(create_answer(&w, c, 600), -1, "answered before its records committed");
+    start_node(&w, o1);
+    int code = create_answer(&w, c, 5000);
+    cr_assert(code == 0 || code == -2, "after the commit: %d", code);
+    if (code == 0) {
+        cr_assert_eq(active_controller(&w), a);
+    } else {
+        /* Leadership was lost first: closed unanswered; the client retries. */
+        cr_assert_neq(active_controller(&w), a);
+    }
+    start_node(&w, o2);
+    int b = settle(&w, 10000);
+    cr_assert_geq(b, 1);
+    int again = create_answer(&w, create_send(&w, b, "CONTROLLER", "held", 1), 5000);
+    cr_assert(code == 0 ? again == LOGREP_ERR_TOPIC_ALREADY_EXISTS : again == 0 ||
+                                                                      again == LOGREP_ERR_TOPIC_ALREADY_EXISTS,
+              "retried: %d", again);
+    quorum_teardown(&w);
+}
+
+Test(node_quorum, a_leader_cut_off_drops_what_it_could_not_commit)
+{
+    net w;
+    quorum_setup(&w, 3);
+    int a = settle(&w, 10000);
+    cr_assert_geq(a, 1);
+    int o1 = a % 3 + 1, o2 = o1 % 3 + 1;
+    kill_node(&w, o1);
+    kill_node(&w, o2);
+    uint64_t c = create_send(&w, a, "CONTROLLER", "lost", 1);
+    /* Check-quorum: with no voter fetching for 1.5 x the fetch timeout
+     * the leader resigns; the held answer is never sent. */
+    cr_assert_eq(create_answer(&w, c, 5000), -2);
+    cr_assert_eq(active_controller(&w), -1);
+    quorum_teardown(&w);
+}
+
+Test(node_quorum, standby_voters_refuse_and_brokers_forward)
+{
+    net w;
+    quorum_setup(&w, 3);
+    int a = settle(&w, 10000);
+    cr_assert_geq(a, 1);
+    int s = a % 3 + 1;
+    /* A standby's controller listener: NOT_CONTROLLER at once. */
+    cr_assert_eq(create_answer(&w, create_send(&w, s, "CONTROLLER", "x", 1), 1000),
+                 LOGREP_ERR_NOT_CONTROLLER);
+    /* Its broker listener forwards to the active controller. */
+    cr_assert_eq(create_answer(&w, create_send(&w, s, "PLAINTEXT", "x", 1), 3000), 0);
+    quorum_teardown(&w);
+}
+
+/* DescribeQuorum v2 through node `to`'s listener: the answer's error,
+ * leader and voter count. */
+static int describe(net *w, int to, const char *listener, int32_t *leader, int *voters,
+                    int64_t *hw)
+{
+    logrep_msg *m, *r;
+    logrep_msg_new(NULL, &m);
+    logrep_msg_new(NULL, &r);
+    cr_assert_eq(logrep_msg_init_request(m, LOGREP_API_DESCRIBE_QUORUM, 2, 9, "test"), LOGREP_OK);
+    logrep_struct *root = logrep_msg_root(m);
+    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
+    logrep_struct *t = elem(root, "Topics", 0);
+    logrep_struct_set_bytes(t, logrep_struct_field(t, "TopicName"), "__cluster_metadata", 18);
+    logrep_struct_set_count(t, logrep_struct_field(t, "Partitions"), 1);
+    uint64_t c = client_send_on(w, to, listener, m);
+    cr_assert_eq(client_answer(w, c, LOGREP_API_DESCRIBE_QUORUM, 2, r, 3000), 1);
+    logrep_struct *rs = logrep_msg_root(r);
+    int code = (int)fint(rs, "ErrorCode");
+    if (!code) {
+        logrep_struct *p = elem(elem(rs, "Topics", 0), "Partitions", 0);
+        code = (int)fint(p, "ErrorCode");
+        *leader = (int32_t)fint(p, "LeaderId");
+        *hw = fint(p, "HighWatermark");
+        *voters = logrep_struct_count(p, logrep_struct_field(p, "CurrentVoters"));
+    }
+    logrep_msg_free(m);
+    logrep_msg_free(r);
+    return code;
+}
+
+Test(node_quorum, describe_quorum)
+{
+    net w;
+    quorum_setup(&w, 3);
+    int a = settle(&w, 10000);
+    cr_assert_geq(a, 1);
+    int s = a % 3 + 1;
+    int32_t leader = -1;
+    int voters = 0;
+    int64_t hw = -1;
+    cr_assert_eq(describe(&w, a, "CONTROLLER", &leader, &voters, &hw), 0);
+    cr_assert_eq(leader, a);
+    cr_assert_eq(voters, 3);
+    cr_assert_gt(hw, 0);
+    leader = -1;
+    cr_assert_eq(describe(&w, s, "CONTROLLER", &leader, &voters, &hw),
+                 LOGREP_ERR_NOT_LEADER_OR_FOLLOWER);
+    cr_assert_eq(leader, a, "a standby names the leader");
+    /* Any broker listener: forwarded to the active controller. */
+    leader = -1;
+    cr_assert_eq(describe(&w, s, "PLAINTEXT", &leader, &voters, &hw), 0);
+    cr_assert_eq(leader, a);
+    quorum_teardown(&w);
+}
+
+/* ------------------------------------------------------------ disk */
+
+Test(node_quorum, a_voter_without_its_state_abstains)
+{
+    net w;
+    quorum_setup(&w, 3);
+    int a = settle(&w, 10000);
+    cr_assert_geq(a, 1);
+    create_topic(&w, 1, "d", 1, 3);
+    run(&w, 300);
+    int lost = a % 3 + 1, other = lost % 3 + 1;
+    kill_node(&w, lost);
+    cr_assert_eq(w.st[lost]->remove(w.st[lost]->ctx, "data/__cluster_metadata-0/quorum-state"),
+                 LOGREP_OK);
+    start_node(&w, lost);
+    run(&w, 2000);
+    cr_assert_eq(active_controller(&w), a, "the leader stays");
+    /* Without the leader, the voter that lost its state may not vote:
+     * the one other voter cannot win alone, so nothing is active. */
+    kill_node(&w, a);
+    run(&w, 6000);
+    cr_assert_eq(active_controller(&w), -1, "elected with a voter that lost its state");
+    (void)other;
+    /* The old leader back: a majority that does not need the abstainer. */
+    start_node(&w, a);
+    cr_assert_geq(settle(&w, 15000), 1);
+    produce_all(&w, "d", 1, 0, 3);
+    check_all(&w, "d", 1, 3);
+    quorum_teardown(&w);
+}
+
+Test(node_quorum, quorum_apis_are_not_served_by_a_single_controller)
+{
+    net w;
+    setup(&w, 1);
+    run(&w, 1000);
+    int32_t leader;
+    int voters;
+    int64_t hw;
+    logrep_msg *m, *r;
+    logrep_msg_new(NULL, &m);
+    logrep_msg_new(NULL, &r);
+    cr_assert_eq(logrep_msg_init_request(m, LOGREP_API_DESCRIBE_QUORUM, 2, 9, "test"), LOGREP_OK);
+    uint64_t c = client_send_on(&w, 1, "CONTROLLER", m);
+    cr_assert_eq(client_answer(&w, c, LOGREP_API_DESCRIBE_QUORUM, 2, r, 1000), 0,
+                 "a single controller closes the connection");
+    (void)leader, (void)voters, (void)hw;
+    logrep_msg_free(m);
+    logrep_msg_free(r);
+    teardown(&w);
+}

@@ -1,5 +1,5 @@
-/* CreateTopics, DeleteTopics, AlterConfigs and IncrementalAlterConfigs on
- * a broker without the controller role:
+/* CreateTopics, DeleteTopics, AlterConfigs, IncrementalAlterConfigs and
+ * DescribeQuorum on a broker that is not the active controller:
  * forwarded to the controller as sent (Kafka's forwarding), the client's
  * slot parked until the answer comes back, which goes to the client with
  * its own correlation id. A forward that fails or is not answered within

@@ -51,12 +51,19 @@ static const struct {
     {LOGREP_API_VOTE, LR_ROLE_CONTROLLER, NULL, lr_ctl_api_quorum},
     {LOGREP_API_BEGIN_QUORUM_EPOCH, LR_ROLE_CONTROLLER, NULL, lr_ctl_api_quorum},
     {LOGREP_API_END_QUORUM_EPOCH, LR_ROLE_CONTROLLER, NULL, lr_ctl_api_quorum},
-    {LOGREP_API_DESCRIBE_QUORUM, LR_ROLE_CONTROLLER, NULL, lr_ctl_api_quorum},
+    /* A broker forwards it to the active controller, as Kafka's do. */
+    {LOGREP_API_DESCRIBE_QUORUM, LR_ROLE_BROKER | LR_ROLE_CONTROLLER, lr_api_forward_admin,
+     lr_ctl_api_quorum},
 };
 
-static int quorum_api(int api)
+/* 1 when api is one of the quorum's and there is no quorum for it: the
+ * voters' own APIs need this node to be a voter, DescribeQuorum a quorum
+ * in the cluster. */
+static int no_quorum_for(const logrep_node *n, int api)
 {
-    return api >= LOGREP_API_VOTE && api <= LOGREP_API_DESCRIBE_QUORUM;
+    if (api == LOGREP_API_DESCRIBE_QUORUM)
+        return n->n_voters < 2;
+    return api >= LOGREP_API_VOTE && api < LOGREP_API_DESCRIBE_QUORUM && !lr_nctl_quorum(n);
 }
 
 #define NSERVED (sizeof served / sizeof served[0])
@@ -82,7 +89,7 @@ static int find(int api)
 int lr_node_serves(const logrep_node *n, const lr_conn *c, int api)
 {
     int i = find(api);
-    if (quorum_api(api) && !lr_nctl_quorum(n))
+    if (no_quorum_for(n, api))
         return 0;
     return i >= 0 && (served[i].roles & lr_node_conn_roles(n, c)) != 0;
 }
@@ -211,7 +218,7 @@ static int run(logrep_node *n, lr_conn *c, lr_slot *slot, const uint8_t *frame, 
     int api = logrep_msg_api_key(n->req);
     int i = find(api);
     lr_req r = {c, n->req, n->resp, frame, flen, lr_node_conn_roles(n, c), now_ms, slot, 0};
-    if (i < 0 || !(served[i].roles & r.roles) || (quorum_api(api) && !lr_nctl_quorum(n))) {
+    if (i < 0 || !(served[i].roles & r.roles) || no_quorum_for(n, api)) {
         /* An API outside the table, or one this listener does not serve:
          * Kafka closes the connection. */
         LR_LOG(&n->logger, LOGREP_LEVEL_INFO, "node", "%s v%d not served on this listener",

@@ -55,6 +55,7 @@ typedef struct lr_npart {
     int32_t index;
     lr_partition *rep;
     int32_t seen_partition_epoch; /* last metadata applied */
+    uint32_t ineligible;          /* with it: replicas fenced or shutting down, by position */
     uint64_t conf_hash;           /* topic configs the log was given */
     int64_t fetch_after;          /* replica.fetch.backoff.ms after an error */
     uint64_t changed_seq;         /* the park's seq when its data last changed */

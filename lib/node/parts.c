@@ -340,7 +340,15 @@ void lr_parts_apply(logrep_node *n, int64_t now_ms)
                     n->md.apply_retry = 1;
                 logrep_conf_free(tc);
             }
-            if (p->seen_partition_epoch == mp->partition_epoch)
+            /* Fencing changes a replica's eligibility without changing
+             * the partition when it is out of the ISR already. */
+            uint32_t mask = 0;
+            for (int32_t r = 0; r < mp->n_replicas && r < 32; r++) {
+                const lr_md_broker *b = lr_md_broker_get(n->md.img, mp->replicas[r]);
+                if (!b || b->fenced || b->in_controlled_shutdown)
+                    mask |= UINT32_C(1) << r;
+            }
+            if (p->seen_partition_epoch == mp->partition_epoch && p->ineligible == mask)
                 continue;
             lr_part_meta m;
             memset(&m, 0, sizeof m);
@@ -352,12 +360,14 @@ void lr_parts_apply(logrep_node *n, int64_t now_ms)
                 m.replicas[r] = mp->replicas[r];
                 const lr_md_broker *b = lr_md_broker_get(n->md.img, mp->replicas[r]);
                 m.racks[r] = b && b->rack ? b->rack : "";
+                m.ineligible[r] = r < 32 && (mask >> r & 1);
             }
             m.n_isr = mp->n_isr > LR_MAX_REPLICAS ? LR_MAX_REPLICAS : mp->n_isr;
             memcpy(m.isr, mp->isr, (size_t)m.n_isr * sizeof *m.isr);
             int aerr = lr_partition_apply(p->rep, &m, now_ms);
             if (aerr == 0) {
                 p->seen_partition_epoch = mp->partition_epoch;
+                p->ineligible = mask;
                 p->fetch_after = 0; /* a new leader is asked at once */
             } else {
                 LR_LOG(&n->logger, LOGREP_LEVEL_ERROR, "node", "%s-%d: leader epoch %d: %s",

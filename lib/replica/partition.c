@@ -14,6 +14,7 @@ typedef struct follower {
     int64_t last_fetch_leader_leo;
     int64_t last_caught_up_time;
     int64_t broker_epoch;
+    int ineligible; /* fenced or shutting down (lr_part_meta.ineligible) */
     char rack[32];
 } follower;
 
@@ -184,7 +185,7 @@ static void maybe_advance_hw(lr_partition *p, int64_t now_ms)
             if (in_maximal_isr(p, f->id)) {
                 if (f->leo < cand)
                     cand = f->leo; /* unknown (-1) blocks the HW */
-            } else if (f->leo >= 0 && f->leo < cand &&
+            } else if (!f->ineligible && f->leo >= 0 && f->leo < cand &&
                        (f->leo == leo ||
                         now_ms - f->last_caught_up_time <= p->conf.replica_lag_time_max_ms)) {
                 cand = f->leo;
@@ -306,6 +307,19 @@ static void clamp_hw(lr_partition *p)
         p->hw = start;
 }
 
+/* Racks and eligibility of the followers, from metadata. */
+static void follower_meta(lr_partition *p, const lr_part_meta *m)
+{
+    for (int32_t i = 0; i < m->n_replicas; i++) {
+        follower *f = find_follower(p, m->replicas[i]);
+        if (!f)
+            continue;
+        if (m->racks[i])
+            snprintf(f->rack, sizeof f->rack, "%s", m->racks[i]);
+        f->ineligible = m->ineligible[i] != 0;
+    }
+}
+
 int lr_partition_apply(lr_partition *p, const lr_part_meta *m, int64_t now_ms)
 {
     if (m->n_replicas > LR_MAX_REPLICAS || m->n_isr > LR_MAX_REPLICAS || m->n_replicas < 0 ||
@@ -328,11 +342,7 @@ int lr_partition_apply(lr_partition *p, const lr_part_meta *m, int64_t now_ms)
         if (m->partition_epoch > p->alter.partition_epoch)
             p->alter_pending = p->alter_in_flight = 0;
         if (p->role == LR_ROLE_LEADER) {
-            for (int32_t i = 0; i < m->n_replicas; i++) {
-                follower *f = find_follower(p, m->replicas[i]);
-                if (f && m->racks[i])
-                    snprintf(f->rack, sizeof f->rack, "%s", m->racks[i]);
-            }
+            follower_meta(p, m);
             maybe_advance_hw(p, now_ms);
         }
         return 0;
@@ -361,11 +371,7 @@ int lr_partition_apply(lr_partition *p, const lr_part_meta *m, int64_t now_ms)
         p->role = LR_ROLE_LEADER;
         p->leso = leo;
         reset_followers(p, now_ms);
-        for (int32_t i = 0; i < m->n_replicas; i++) {
-            follower *f = find_follower(p, m->replicas[i]);
-            if (f && m->racks[i])
-                snprintf(f->rack, sizeof f->rack, "%s", m->racks[i]);
-        }
+        follower_meta(p, m);
         LR_LOG(&p->logger, LOGREP_LEVEL_INFO, "replica", "leader in epoch %d at LEO %lld HW %lld",
                m->leader_epoch, (long long)leo, (long long)p->hw);
         maybe_advance_hw(p, now_ms);
@@ -529,7 +535,7 @@ static void update_follower(lr_partition *p, follower *f, const lr_fetch_req *re
         f->broker_epoch = req->replica_epoch;
 
     if (!contains(p->isr, p->n_isr, f->id) && !p->alter_pending && !p->alter_in_flight &&
-        f->leo >= p->hw && f->leo >= p->leso && f->broker_epoch >= 0) {
+        !f->ineligible && f->leo >= p->hw && f->leo >= p->leso && f->broker_epoch >= 0) {
         int32_t isr[LR_MAX_REPLICAS];
         memcpy(isr, p->isr, (size_t)p->n_isr * sizeof *isr);
         isr[p->n_isr] = f->id;

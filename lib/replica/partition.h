@@ -49,6 +49,11 @@ typedef struct lr_part_meta {
     /* Racks of the replicas (same order; "" when unknown), borrowed for
      * the call and copied. */
     const char *racks[LR_MAX_REPLICAS];
+    /* 1 for a replica whose broker is fenced, in controlled shutdown or
+     * not registered (same order): outside the ISR it neither holds the
+     * HW back nor is proposed for the ISR, as the controller would refuse
+     * it (docs/replication.md 1.3, 1.5). */
+    uint8_t ineligible[LR_MAX_REPLICAS];
 } lr_part_meta;
 
 /* Per-partition settings, from the topic's and the broker's conf. */
