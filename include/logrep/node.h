@@ -78,7 +78,11 @@ typedef struct logrep_node logrep_node;
 
 /** Creates a node. Properties read from conf: node.id, process.roles
  *  ("broker", "controller", "broker,controller"), controller.quorum.voters
- *  (one voter: "id@host:port"), advertised.listeners (what brokers
+ *  ("id@host:port[,...]": one voter is the only controller; two or more
+ *  form a metadata quorum whose voters are exactly the nodes with the
+ *  controller role, with controller.quorum.election.timeout.ms,
+ *  .fetch.timeout.ms and .request.timeout.ms; docs/quorum.md, "In the
+ *  node"), advertised.listeners (what brokers
  *  register), broker.rack, log.dirs (a directory of the storage, created
  *  when missing), num.partitions, default.replication.factor,
  *  min.insync.replicas, unclean.leader.election.enable,
@@ -246,7 +250,9 @@ LOGREP_API void logrep_node_stats_get(const logrep_node *node, logrep_node_stats
 LOGREP_API size_t logrep_node_describe(const logrep_node *node, const char *topic, int filter,
                                        char *buf, size_t size);
 
-/** This node's id and whether it is (still) the controller. A controller
+/** This node's id and whether it is (still) the controller: with a
+ *  quorum, whether it is the active one (the quorum's leader with its
+ *  LeaderChange record committed); the other voters return 0. A controller
  *  whose metadata-log write or flush failed stops at once (logged at
  *  LOGREP_LEVEL_ERROR): from then on it answers controller requests and
  *  metadata fetches with NOT_CONTROLLER and is_controller returns 0. Nothing

@@ -18,6 +18,9 @@
  *                  inproc_data.c, inproc_admin.c and groups_api.c its calls
  *   api_*.c        one file per broker API family; configs.c DescribeConfigs
  *   ctl_role.c     the controller role; ctl_api.c, ctl_create.c its APIs
+ *   ctl_quorum.c   the role as a voter of a metadata quorum; ctl_qwire.c
+ *                  its messages, ctl_hold.c answers waiting for commits
+ *   voters.c       controller.quorum.voters, and which controller to ask
  */
 #ifndef LR_NODE_INT_H
 #define LR_NODE_INT_H
