@@ -608,6 +608,27 @@ Test(quorum, deadline_says_when_the_next_tick_has_work)
     qt_free(c);
 }
 
+/* A leader's deadline is always ahead of its clock: after the new
+ * leader's grace window, and while a voter is down (a host that ticks at
+ * the deadline would otherwise spin). */
+Test(quorum, leader_deadline_stays_ahead)
+{
+    qt_cluster *c = cluster(3, 0, 26);
+    qt_node *l = elect(c);
+    for (int i = 0; i < 100; i++) { /* 5 s, well past the grace window */
+        qt_advance(c, 50);
+        cr_assert_gt(lr_quorum_deadline(l->q), qt_now(c, l), "at %d", i);
+    }
+    qt_node *f = qt_node_of(c, l->id == 1 ? 2 : 1);
+    qt_crash(c, f, 0);
+    for (int i = 0; i < 200; i++) { /* 10 s with a voter down */
+        qt_advance(c, 50);
+        cr_assert_eq(lr_quorum_role_of(l->q), LR_QR_LEADER);
+        cr_assert_gt(lr_quorum_deadline(l->q), qt_now(c, l), "at %d, a voter down", i);
+    }
+    qt_free(c);
+}
+
 /* Random field values into every message type: nothing crashes and the
  * invariants hold (the harness checks what the node did with them). */
 Test(quorum, garbage_messages_change_nothing_unsafe)

@@ -659,6 +659,55 @@ Test(replica, s9_maximal_isr_holds_hw)
     teardown(&c);
 }
 
+/* The controller removes a dead follower from the ISR (its broker was
+ * fenced) in the same leader epoch: the acks=all write it held completes
+ * at once, not when the follower's lag time runs out. */
+Test(replica, follower_removed_by_the_controller_stops_holding_the_hw)
+{
+    cluster c;
+    setup(&c, 3, 2);
+    c.now = 10 * LAG; /* "never caught up" (0) is then more than LAG ago */
+    elect(&c, A, (int[]){A, B, C, 0});
+    produce(&c, A, "m0", -1);
+    settle(&c);
+    cr_assert_eq(hw(&c, A), 1);
+    lr_produce_res r = produce(&c, A, "m1", -1); /* C is dead from here on */
+    cr_assert(r.parked);
+    replicate(&c, B);
+    replicate(&c, B);
+    cr_assert_eq(hw(&c, A), 1, "C is in the ISR");
+    c.now += 100;
+    c.meta.partition_epoch++; /* C fenced: ISR {A, B}, same leader epoch */
+    c.meta.n_isr = 2;
+    tell(&c, A);
+    tell(&c, B);
+    cr_assert_eq(hw(&c, A), 2, "the HW waited for the fenced follower");
+    lr_produce_res done;
+    int found = 0;
+    while (lr_partition_next_completion(c.p[A], &done) == 1)
+        if (done.token == r.token) {
+            cr_assert_eq(done.error, LOGREP_OK);
+            cr_assert_eq(done.base_offset, 1);
+            found = 1;
+        }
+    cr_assert(found, "the write C held is not answered");
+    /* Back and caught up, C counts again (the caught-up rule). */
+    produce(&c, A, "m2", -1);
+    replicate(&c, B);
+    replicate(&c, B);
+    cr_assert_eq(hw(&c, A), 3);
+    replicate(&c, C);
+    replicate(&c, C);
+    produce(&c, A, "m3", -1);
+    replicate(&c, B);
+    replicate(&c, B);
+    cr_assert_eq(hw(&c, A), 3, "C, caught up again, holds the HW until it fetches");
+    replicate(&c, C);
+    replicate(&c, C);
+    cr_assert_eq(hw(&c, A), 4);
+    teardown(&c);
+}
+
 /* S20a: a replayed fetch response after truncation is dropped. */
 Test(replica, s20_stale_fetch_response_is_dropped)
 {

@@ -216,7 +216,7 @@ void metrics_write(FILE *o, const broker_metrics *m, logrep_node *node, int32_t 
                "# TYPE logrep_log_cleaner_max_dirty_ratio gauge\n"
                "logrep_log_cleaner_max_dirty_ratio{node=\"%d\"} %g\n", (int)id,
             st.cleaner_max_dirty_ratio);
-    G("logrep_node_is_controller", "1 when this node is the controller.", "gauge",
+    G("logrep_node_is_controller", "1 when this node is the active controller (with a quorum: its leader, LeaderChange committed).", "gauge",
       logrep_node_is_controller(node));
     if (fds) {
         G("logrep_storage_open_files", "Log files whose descriptor is open now.", "gauge",

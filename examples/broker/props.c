@@ -49,7 +49,7 @@ static const char *const ignored[] = {
     "num.recovery.threads.per.data.dir",
     "transaction.state.log.replication.factor", "transaction.state.log.min.isr",
     "inter.broker.listener.name", "log.cleaner.enable", "delete.topic.enable",
-    "zookeeper.connect", "controller.quorum.election.timeout.ms",
+    "zookeeper.connect",
 };
 
 /* The host's own properties (not library ones). */

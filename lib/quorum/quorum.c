@@ -539,10 +539,16 @@ int64_t lr_quorum_deadline(const lr_quorum *q)
 {
     switch (q->role) {
     case LR_QR_LEADER: {
-        int64_t d = min64(q->quorum_deadline, q->begin_resend);
+        /* Only times still ahead: the new leader's grace window and a
+         * voter's fetch going stale each need one tick, and once passed
+         * they would ask for a tick at once forever (a busy host loop
+         * while a voter is down, and always after the grace window). */
+        int64_t d = q->begin_resend;
+        if (q->quorum_deadline > q->now)
+            d = min64(d, q->quorum_deadline);
         int64_t w = q->conf.fetch_timeout_ms + q->conf.fetch_timeout_ms / 2;
         for (size_t i = 0; i < q->n_voters; i++)
-            if (q->voters[i].last_fetch_ms >= 0)
+            if (q->voters[i].last_fetch_ms >= 0 && q->voters[i].last_fetch_ms + w > q->now)
                 d = min64(d, q->voters[i].last_fetch_ms + w);
         return d;
     }

@@ -2,10 +2,15 @@
 # loopback: free ports, a temporary directory, bounded waits, cleanup.
 # Source it; set BROKER (path to logrep-broker) first.
 #
-#   cluster_init N         ports and properties for nodes 1..N (node 1 is
-#                          broker+controller, the others brokers)
-#   cluster_ports N        only the ports and the directory
-#   node_lib_props I [H]   node I's library properties (controller at host H)
+#   cluster_init N         ports and properties for nodes 1..N, each a
+#                          combined broker+controller node: with N >= 2 the
+#                          controllers are a quorum of N voters
+#   cluster_ports N [V]    only the ports and the directory (V: nodes 1..V
+#                          are the controllers, default all N)
+#   node_lib_props I [H]   node I's library properties (voters at host H)
+#   active_controller      the id of the node whose metrics page says it
+#                          is the active controller (empty: none or several)
+#   wait_active_controller until one is (30 s at most); prints its id
 #   node_start I           start node I (log in $CL_DIR/nodeI.log)
 #   node_kill I [SIG]      signal node I (default KILL) and wait for it
 #   cluster_wait_ready     until kcat -L lists every started broker
@@ -25,38 +30,47 @@ free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 
-# Ports and a directory for nodes 1..N: CL_N, CL_DIR, CL_CPORT (the
-# controller listener), CL_PORT_I and BOOTSTRAP.
+# Ports and a directory for nodes 1..N: CL_N, CL_DIR, CL_VOTERS (nodes
+# 1..CL_VOTERS are controllers: V, default all N), CL_PORT_I, CL_CPORT_I
+# (node I's controller listener), CL_MPORT_I (its metrics page) and
+# BOOTSTRAP.
 cluster_ports() {
     CL_N=$1
+    CL_VOTERS=${2:-$1}
     CL_DIR=$(mktemp -d "${TMPDIR:-/tmp}/logrep-cluster.XXXXXX")
-    CL_CPORT=$(free_port)
     BOOTSTRAP=""
     local i
     for i in $(seq 1 "$CL_N"); do
         local p; p=$(free_port)
         eval "CL_PORT_$i=$p"
+        eval "CL_CPORT_$i=$(free_port)"
+        eval "CL_MPORT_$i=$(free_port)"
         eval "CL_PID_$i="
         BOOTSTRAP="${BOOTSTRAP:+$BOOTSTRAP,}127.0.0.1:$p"
     done
 }
 
-# The library's properties of node I, one key=value a line (node 1 is
-# broker+controller); CTL_HOST names the controller in
+# The library's properties of node I, one key=value a line (nodes
+# 1..CL_VOTERS are broker+controller); CTL_HOST names the voters in
 # controller.quorum.voters (default 127.0.0.1).
 node_lib_props() { # node_lib_props I [CTL_HOST]
-    local i=$1 p
+    local i=$1 p cp v voters=""
     eval "p=\$CL_PORT_$i"
+    eval "cp=\$CL_CPORT_$i"
+    for v in $(seq 1 "$CL_VOTERS"); do
+        local vp; eval "vp=\$CL_CPORT_$v"
+        voters="${voters:+$voters,}$v@${2:-127.0.0.1}:$vp"
+    done
     echo "node.id=$i"
-    if [ "$i" = 1 ]; then
+    if [ "$i" -le "$CL_VOTERS" ]; then
         echo "process.roles=broker,controller"
-        echo "listeners=PLAINTEXT://127.0.0.1:$p,CONTROLLER://127.0.0.1:$CL_CPORT"
+        echo "listeners=PLAINTEXT://127.0.0.1:$p,CONTROLLER://127.0.0.1:$cp"
     else
         echo "process.roles=broker"
         echo "listeners=PLAINTEXT://127.0.0.1:$p"
     fi
     echo "advertised.listeners=PLAINTEXT://127.0.0.1:$p"
-    echo "controller.quorum.voters=1@${2:-127.0.0.1}:$CL_CPORT"
+    echo "controller.quorum.voters=$voters"
     echo "log.dirs=$CL_DIR/data$i"
     echo "num.partitions=3"
     echo "default.replication.factor=3"
@@ -74,7 +88,7 @@ cluster_init() {
             node_lib_props "$i"
             echo "log.segment.bytes=1048576"
             echo "controlled.shutdown.timeout.ms=5000"
-            echo "metrics.listener=http://127.0.0.1:$(free_port)"
+            echo "metrics.listener=http://127.0.0.1:$(eval "echo \$CL_MPORT_$i")"
             # Both ways record bytes leave: node 2 sendfile()s them, the
             # others stage them for writev (the default); node 3 keeps
             # the smallest page-cache window.
@@ -127,6 +141,33 @@ cluster_wait_ready() {
         sleep 0.5; t=$((t+1))
     done
     echo "cluster not ready after 60 s" >&2
+    return 1
+}
+
+# The active controller, from the metrics pages of the running nodes
+# (logrep_node_is_controller 1): its id, or nothing when no node or more
+# than one says so.
+active_controller() {
+    local i pid mp found=""
+    for i in $(seq 1 "$CL_N"); do
+        pid=$(node_pid "$i")
+        [ -n "$pid" ] || continue
+        eval "mp=\${CL_MPORT_$i:-}"
+        [ -n "$mp" ] || continue
+        if curl -s -m 2 "http://127.0.0.1:$mp/metrics" 2>/dev/null | grep -q '^logrep_node_is_controller{[^}]*} 1$'; then
+            [ -z "$found" ] || return 0
+            found=$i
+        fi
+    done
+    echo "$found"
+}
+wait_active_controller() {
+    local t=0 a
+    while [ $t -lt 60 ]; do
+        a=$(active_controller)
+        [ -n "$a" ] && { echo "$a"; return 0; }
+        sleep 0.5; t=$((t+1))
+    done
     return 1
 }
 

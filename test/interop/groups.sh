@@ -69,10 +69,10 @@ CL_EXTRA_PROPS=$'group.initial.rebalance.delay.ms=1000'
 cluster_init 3
 cluster_start
 if ! cluster_wait_ready; then
-    fail "cluster of 3 brokers starts" "see logs"
+    fail "cluster of 3 combined nodes starts" "see logs"
     exit 1
 fi
-pass "cluster of 3 brokers starts ($(( $(date +%s) - T0 )) s)"
+pass "cluster of 3 combined nodes starts ($(( $(date +%s) - T0 )) s)"
 
 # ---- 1. kcat -G: three members of one group share a 6-partition topic
 # kg_run NAME: 3 kcat -G members of group kg-group reading kg into

@@ -60,10 +60,10 @@ produce() { # produce PARTITION COUNT
 cluster_init 3
 cluster_start
 if ! cluster_wait_ready; then
-    fail "cluster of 3 brokers starts" "see logs"
+    fail "cluster of 3 combined nodes starts" "see logs"
     exit 1
 fi
-pass "cluster of 3 brokers starts ($(( $(date +%s) - T0 )) s)"
+pass "cluster of 3 combined nodes starts ($(( $(date +%s) - T0 )) s)"
 
 t_list_none() {
     local out; out=$(G --list) || { echo "exit status $?: $out"; return 1; }

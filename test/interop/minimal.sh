@@ -23,7 +23,7 @@ command -v kcat >/dev/null || { echo "minimal: kcat missing (make deps)"; exit 1
 # nodeI.args holds them, one a line (later ones win). CTL_HOST: how the
 # brokers name the controller in controller.quorum.voters.
 mini_init() { # mini_init N CTL_HOST
-    cluster_ports "$1"
+    cluster_ports "$1" 1 # node 1 is the only controller
     local i
     for i in $(seq 1 "$CL_N"); do
         {

@@ -1,6 +1,7 @@
 #!/bin/bash
-# Interop suite: a 3-node liblogrep cluster of logrep-broker processes on
-# loopback, driven by unmodified Kafka clients (kcat / librdkafka 2.0.2,
+# Interop suite: a liblogrep cluster of 3 combined broker+controller
+# nodes (logrep-broker processes on loopback, a metadata quorum of 3
+# voters), driven by unmodified Kafka clients (kcat / librdkafka 2.0.2,
 # kafkajs 2.2.4 when node is present). Every wait is bounded; the cluster
 # is always stopped and its directory removed.
 #
@@ -38,10 +39,10 @@ CL_EXTRA_PROPS=$'log.retention.check.interval.ms=1000\nfile.delete.delay.ms=3000
 cluster_init 3
 cluster_start
 if ! cluster_wait_ready; then
-    fail "cluster of 3 brokers starts" "see logs"
+    fail "cluster of 3 combined nodes starts" "see logs"
     exit 1
 fi
-pass "cluster of 3 brokers starts ($(( $(date +%s) - T0 )) s)"
+pass "cluster of 3 combined nodes starts ($(( $(date +%s) - T0 )) s)"
 
 # ---- kcat -L
 t_L() {
@@ -122,31 +123,48 @@ if command -v python3 >/dev/null; then
     check "bad input (malformed, oversized, unknown API, half-sent, flood) closes only that connection" t_bad
 fi
 
-# ---- kill -9 of a partition leader (not the controller) during acks=all produce
-t_kill_leader() {
+# ---- kill -9 of the active controller, which also leads a partition,
+# during acks=all produce: another voter becomes the active controller,
+# the dead node's leaderships move, and the node comes back after that
+t_kill_controller() {
     K -L -t failover >/dev/null 2>&1   # auto-create (3 partitions)
-    local victim="" p l
+    local victim="" p l w
     for w in $(seq 1 40); do
-        for p in 0 1 2; do
-            l=$(leader_of failover $p)
-            if [ -n "$l" ] && [ "$l" != 1 ] && [ "$l" != -1 ]; then victim=$l; break 2; fi
-        done
+        victim=$(active_controller)
+        if [ -n "$victim" ]; then
+            for p in 0 1 2; do
+                [ "$(leader_of failover $p)" = "$victim" ] && break 2
+            done
+        fi
+        victim=""
         sleep 0.25
     done
-    [ -n "$victim" ] || { echo "no partition led by a non-controller broker"; return 1; }
-    "$RDK_CHECK" "$BOOTSTRAP" failover 3 8 10000 > "$CL_DIR/failover.out" 2>&1 &
+    [ -n "$victim" ] || { echo "no partition led by the active controller"; return 1; }
+    "$RDK_CHECK" "$BOOTSTRAP" failover 3 14 10000 > "$CL_DIR/failover.out" 2>&1 &
     local cpid=$!
     sleep 2.5
     node_kill "$victim" KILL
-    sleep 3
+    local t_kill; t_kill=$(date +%s%3N)
+    local ctl="" moved=""
+    for w in $(seq 1 60); do
+        [ -n "$ctl" ] || ctl=$(active_controller)
+        if [ -z "$moved" ] && ! K -L -t failover 2>/dev/null | grep -q "leader $victim,"; then
+            moved=$(( $(date +%s%3N) - t_kill ))
+        fi
+        [ -n "$ctl" ] && [ -n "$moved" ] && break
+        sleep 0.25
+    done
     node_start "$victim"
     local rc=0
     wait $cpid || rc=$?
-    cat "$CL_DIR/failover.out" | grep '^rdk_check'
+    grep '^rdk_check' "$CL_DIR/failover.out"
+    [ -n "$ctl" ] || { echo "no new active controller within 15 s of the kill"; return 1; }
+    [ -n "$moved" ] || { echo "node $victim still leads a partition 15 s after the kill"; return 1; }
+    echo "note: node $victim killed; node $ctl active controller, leaderships moved after $moved ms"
     [ $rc = 0 ] || return 1
     cluster_wait_ready
 }
-check "kill -9 of a partition leader during acks=all produce loses and duplicates nothing" t_kill_leader
+check "kill -9 of the active controller (a partition leader) during acks=all produce loses and duplicates nothing" t_kill_controller
 
 # ---- full cluster restart keeps everything; directories pass logrep verify
 snapshot() {

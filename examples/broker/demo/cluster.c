@@ -78,35 +78,39 @@ int cluster_init(cluster *c, const char *broker_path, int n, const char *extra)
     signal(SIGTERM, on_signal);
     atomic_store(&c->watch_stop, 0);
     c->watching = pthread_create(&c->watcher, NULL, watch_main, c) == 0;
-    c->cport = free_port();
-    size_t at = 0;
+    char voters[CL_MAX * 32];
+    size_t at = 0, vat = 0;
     for (int i = 1; i <= n; i++) {
         c->port[i] = free_port();
+        c->cport[i] = free_port();
         c->mport[i] = free_port();
         at += (size_t)snprintf(c->bootstrap + at, sizeof c->bootstrap - at, "%s127.0.0.1:%d",
                                i > 1 ? "," : "", c->port[i]);
+        vat += (size_t)snprintf(voters + vat, sizeof voters - vat, "%s%d@127.0.0.1:%d",
+                                i > 1 ? "," : "", i, c->cport[i]);
+    }
+    at = 0;
+    for (int i = 1; i <= n; i++) {
         char path[512];
         snprintf(path, sizeof path, "%s/node%d.properties", c->dir, i);
         FILE *f = fopen(path, "w");
         if (!f)
             return -1;
         fprintf(f, "node.id=%d\n", i);
-        if (i == 1)
-            fprintf(f, "process.roles=broker,controller\n"
-                       "listeners=PLAINTEXT://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d\n",
-                    c->port[i], c->cport);
-        else
-            fprintf(f, "process.roles=broker\nlisteners=PLAINTEXT://127.0.0.1:%d\n", c->port[i]);
+        fprintf(f, "process.roles=broker,controller\n"
+                   "listeners=PLAINTEXT://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d\n",
+                c->port[i], c->cport[i]);
         fprintf(f, "advertised.listeners=PLAINTEXT://127.0.0.1:%d\n"
-                   "controller.quorum.voters=1@127.0.0.1:%d\n"
+                   "controller.quorum.voters=%s\n"
                    "log.dirs=%s/data%d\n"
                    "num.partitions=6\ndefault.replication.factor=3\nmin.insync.replicas=2\n"
                    "replica.lag.time.max.ms=10000\n"
-                   "broker.session.timeout.ms=4000\nbroker.heartbeat.interval.ms=500\n"
+                   "broker.session.timeout.ms=%d\nbroker.heartbeat.interval.ms=500\n"
                    "controlled.shutdown.timeout.ms=5000\n"
                    "metrics.listener=http://127.0.0.1:%d\n"
                    "%s\n",
-                c->port[i], c->cport, c->dir, i, c->mport[i], extra ? extra : "");
+                c->port[i], voters, c->dir, i, CL_SESSION_TIMEOUT_MS, c->mport[i],
+                extra ? extra : "");
         fclose(f);
     }
     return 0;
@@ -210,6 +214,25 @@ long cluster_metrics(const cluster *c, int i, char *buf, size_t size)
     return got;
 }
 
+int cluster_active_controller(const cluster *c)
+{
+    static const char key[] = "\nlogrep_node_is_controller{";
+    char page[1 << 16];
+    int found = 0;
+    for (int i = 1; i <= c->n; i++) {
+        if (c->pid[i] <= 0 || cluster_metrics(c, i, page, sizeof page) <= 0)
+            continue;
+        const char *k = strstr(page, key);
+        const char *v = k ? strchr(k + 1, '}') : NULL;
+        if (v && v[1] == ' ' && v[2] == '1') {
+            if (found)
+                return -1;
+            found = i;
+        }
+    }
+    return found;
+}
+
 static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
 {
     (void)sb;
@@ -230,9 +253,10 @@ void cluster_destroy(cluster *c)
 
 static void teardown(cluster *c)
 {
-    /* Brokers first (their leadership moves through the controller), the
-     * controller last, as Kafka stops a cluster. */
-    for (int i = c->n; i >= 2; i--)
+    /* Every node at once: each is broker and controller, and its
+     * controlled shutdown ends by itself (controlled.shutdown.timeout.ms)
+     * once the quorum has lost its majority. */
+    for (int i = c->n; i >= 1; i--)
         if (c->pid[i] > 0)
             kill(c->pid[i], SIGTERM);
     for (int i = c->n; i >= 1; i--)

@@ -2,7 +2,10 @@
  * benchmark: free ports, a temporary directory, child processes that are
  * always stopped (SIGTERM, then SIGKILL) and a directory that is always
  * removed, also on SIGINT or SIGTERM (a watcher thread per cluster does
- * it; the signal handler only sets a flag). Node 1 is broker+controller. */
+ * it; the signal handler only sets a flag). Every node is a combined
+ * broker+controller (process.roles=broker,controller): with n >= 2 the
+ * controllers are a metadata quorum of n voters, and the active one is
+ * whichever the quorum elected (cluster_active_controller). */
 #ifndef LOGREP_CLUSTER_H
 #define LOGREP_CLUSTER_H
 
@@ -11,6 +14,11 @@
 #include <sys/types.h>
 
 #define CL_MAX 8
+/* broker.session.timeout.ms of the nodes: how long the active controller
+ * waits for a silent broker's heartbeat before fencing it (and moving its
+ * leaderships). The quorum's own timeouts are the library's defaults
+ * (controller.quorum.fetch.timeout.ms 2000, election 1000). */
+#define CL_SESSION_TIMEOUT_MS 4000
 
 typedef struct cluster {
     int n;
@@ -18,7 +26,7 @@ typedef struct cluster {
     char broker_path[1024];
     int port[CL_MAX + 1];
     int mport[CL_MAX + 1]; /* metrics.listener */
-    int cport;
+    int cport[CL_MAX + 1]; /* CONTROLLER listener */
     pid_t pid[CL_MAX + 1];
     char bootstrap[512];
     /* SIGINT/SIGTERM: a thread that stops this cluster (cluster.c). */
@@ -37,5 +45,9 @@ void cluster_destroy(cluster *c);
 /* Node i's Prometheus page (GET /metrics) into buf, NUL-terminated and
  * cut at size. Its length, or -1 when the node does not answer. */
 long cluster_metrics(const cluster *c, int i, char *buf, size_t size);
+/* The node whose metrics page says it is the active controller
+ * (logrep_node_is_controller), 0 when none of the running nodes does, -1
+ * when more than one does. */
+int cluster_active_controller(const cluster *c);
 
 #endif

@@ -34,9 +34,15 @@ static void dr_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
         return;
     }
     L->acked++;
+    int64_t now = kc_now_us();
+    if (L->last_ack_us && now - L->last_ack_us > L->max_ack_gap_us) {
+        L->max_ack_gap_us = now - L->last_ack_us;
+        L->max_ack_gap_from_us = L->last_ack_us;
+    }
+    L->last_ack_us = now;
     L->ack_off[i] = m->offset;
     L->ack_part[i] = (int8_t)m->partition;
-    int64_t lat = kc_now_us() - L->send_us[i];
+    int64_t lat = now - L->send_us[i];
     L->ack_lat_us[L->n_lat++] = (int32_t)(lat > INT32_MAX ? INT32_MAX : lat);
 }
 

@@ -39,6 +39,9 @@ typedef struct kc_load {
     int64_t n_lat;
     char *filler;            /* value filler: a repeating pattern, KC_VALUE_MAX + 32 bytes */
     char last_error[256];
+    int64_t last_ack_us;     /* when the latest acknowledgement arrived (0: none yet) */
+    int64_t max_ack_gap_us;  /* the longest time between two acknowledgements */
+    int64_t max_ack_gap_from_us; /* when that gap began */
 
     /* consumer */
     rd_kafka_t *cons;
