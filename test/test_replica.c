@@ -679,6 +679,7 @@ Test(replica, follower_removed_by_the_controller_stops_holding_the_hw)
     c.now += 100;
     c.meta.partition_epoch++; /* C fenced: ISR {A, B}, same leader epoch */
     c.meta.n_isr = 2;
+    c.meta.ineligible[2] = 1;
     tell(&c, A);
     tell(&c, B);
     cr_assert_eq(hw(&c, A), 2, "the HW waited for the fenced follower");
@@ -691,11 +692,14 @@ Test(replica, follower_removed_by_the_controller_stops_holding_the_hw)
             found = 1;
         }
     cr_assert(found, "the write C held is not answered");
-    /* Back and caught up, C counts again (the caught-up rule). */
     produce(&c, A, "m2", -1);
     replicate(&c, B);
     replicate(&c, B);
     cr_assert_eq(hw(&c, A), 3);
+    /* Registered again (eligible, the same partition epoch), back and
+     * caught up, C counts again (the caught-up rule). */
+    c.meta.ineligible[2] = 0;
+    tell(&c, A);
     replicate(&c, C);
     replicate(&c, C);
     produce(&c, A, "m3", -1);

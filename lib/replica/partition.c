@@ -328,16 +328,6 @@ int lr_partition_apply(lr_partition *p, const lr_part_meta *m, int64_t now_ms)
     if (m->partition_epoch < p->partition_epoch || m->leader_epoch < p->leader_epoch)
         return 0; /* stale: delayed or reordered metadata */
     int new_epoch = m->leader_epoch > p->leader_epoch;
-    /* A follower the controller took out of the ISR (fenced, e.g. dead,
-     * or shutting down) no longer holds the HW as a recently caught-up
-     * replica: Kafka skips brokers that are not ISR-eligible there. It
-     * counts again once a fetch reaches the leader's end. */
-    if (!new_epoch && p->role == LR_ROLE_LEADER)
-        for (int32_t i = 0; i < p->n_followers; i++) {
-            follower *f = &p->followers[i];
-            if (contains(p->isr, p->n_isr, f->id) && !contains(m->isr, m->n_isr, f->id))
-                f->last_caught_up_time = 0;
-        }
     p->partition_epoch = m->partition_epoch;
     p->n_replicas = m->n_replicas;
     memcpy(p->replicas, m->replicas, (size_t)m->n_replicas * sizeof *m->replicas);
