@@ -342,3 +342,26 @@ int32_t lr_nctl_quorum_leader(const logrep_node *n, int32_t *epoch)
     *epoch = lr_quorum_epoch(nq->q);
     return lr_quorum_leader(nq->q);
 }
+
+int lr_nctl_quorum_view(const logrep_node *n, lr_nq_view *out)
+{
+    const lr_nq *nq = n && n->ctl ? n->ctl->nq : NULL;
+    if (!nq)
+        return -1;
+    out->epoch = lr_quorum_epoch(nq->q);
+    out->leader = lr_quorum_leader(nq->q);
+    out->role = (int)lr_quorum_role_of(nq->q);
+    out->active = nq->active && !lr_ctl_failed(n->ctl->ctl);
+    out->active_epoch = nq->active_epoch;
+    out->abstaining = lr_quorum_recovering(nq->q);
+    int64_t end = logrep_log_end_offset(n->ctl->log);
+    out->end = end;
+    out->hw = nq->hw < end ? nq->hw : end;
+    return 0;
+}
+
+size_t lr_nctl_quorum_read(logrep_node *n, int64_t from, lr_qentry *es, size_t max)
+{
+    lr_nq *nq = nq_of(n);
+    return nq ? lr_qlog_ops()->read(nq->ql, from, es, max) : 0;
+}
