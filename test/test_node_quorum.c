@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lib/net_testutil.h"
+#include "node/ctl_role.h"
 
 #define VOTERS3 "1@sim:9093,2@sim:9093,3@sim:9093"
 
@@ -82,5 +83,45 @@ Test(node_quorum, elects_one_active_controller_and_serves)
         int64_t base;
         cr_assert_eq(produce(&w, leader_of(&w, 1, "q", p, NULL), "q", p, "v0", -1, &base), 0);
     }
+    quorum_teardown(&w);
+}
+
+/* The active controller serves the metadata log to brokers only below
+ * the quorum's commit point: records it proposed that no majority holds
+ * may be truncated away, and a broker that applied one would disagree
+ * with the log for good. Built by construction: the two other voters
+ * die, the active controller fences them (records that cannot commit),
+ * and the broker-only node 4, which follows the active controller, must
+ * never apply past what is committed. */
+Test(node_quorum, brokers_never_fetch_uncommitted_metadata)
+{
+    static const char *const conf[] = {"broker.session.timeout.ms", "800",
+                                       "broker.heartbeat.interval.ms", "200", NULL};
+    net w;
+    net_voters = VOTERS3;
+    net_controllers = 3;
+    extra_conf = conf;
+    setup(&w, 4);
+    int a = settle(&w, 10000);
+    cr_assert_geq(a, 1, "no active controller within 10 s");
+    for (int id = 1; id <= 3; id++)
+        if (id != a)
+            kill_node(&w, id);
+    lr_nq_view v;
+    int64_t end0 = -1;
+    int proposed = 0;
+    for (int t = 0; t < 2500; t += 10) {
+        run(&w, 10);
+        if (lr_nctl_quorum_view(w.node[a], &v) != 0)
+            break;
+        if (end0 < 0)
+            end0 = v.end;
+        proposed |= v.end > end0;
+        int64_t next = lr_md_next_offset(w.node[4]->md.img);
+        cr_assert_leq(next, v.hw < 0 ? 0 : v.hw,
+                      "broker 4 applied metadata up to %lld; node %d committed only %lld (log end %lld)",
+                      (long long)next, a, (long long)v.hw, (long long)v.end);
+    }
+    cr_assert(proposed, "node %d proposed nothing while its voters were down", a);
     quorum_teardown(&w);
 }

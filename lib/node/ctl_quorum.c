@@ -329,7 +329,13 @@ int lr_nctl_serving(const logrep_node *n)
 int64_t lr_nctl_committed(const logrep_node *n)
 {
     const lr_nq *nq = n->ctl ? n->ctl->nq : NULL;
-    return nq ? nq->applied : -1;
+    if (!nq)
+        return -1;
+    /* The active controller's image also holds what it proposed and the
+     * quorum has not committed yet: only the prefix below the commit
+     * point counts. */
+    int64_t c = nq->hw < nq->applied ? nq->hw : nq->applied;
+    return c < 0 ? 0 : c;
 }
 
 int32_t lr_nctl_quorum_leader(const logrep_node *n, int32_t *epoch)
