@@ -9,6 +9,7 @@
 
 #include "lib/net_testutil.h"
 #include "node/ctl_role.h"
+#include "quorum/qwire.h"
 
 #define VOTERS3 "1@sim:9093,2@sim:9093,3@sim:9093"
 
@@ -123,5 +124,63 @@ Test(node_quorum, brokers_never_fetch_uncommitted_metadata)
                       (long long)next, a, (long long)v.hw, (long long)v.end);
     }
     cr_assert(proposed, "node %d proposed nothing while its voters were down", a);
+    quorum_teardown(&w);
+}
+
+/* The quorum's own requests are answered at once by the active
+ * controller, even while records it proposed wait for their commit:
+ * holding a Vote answer until the commit would hold up the fetches
+ * behind it on the voter's connection, and with one other voter up those
+ * fetches are what the commit waits for. Built by construction: the two
+ * other voters die, the active controller proposes records that cannot
+ * commit (it fences them), and a Vote from one of them arrives on the
+ * controller listener: its answer must come while the controller still
+ * acts. */
+Test(node_quorum, vote_answered_while_records_wait_for_commit)
+{
+    static const char *const conf[] = {"broker.session.timeout.ms", "800",
+                                       "broker.heartbeat.interval.ms", "200", NULL};
+    net w;
+    net_voters = VOTERS3;
+    net_controllers = 3;
+    extra_conf = conf;
+    setup(&w, 3);
+    int a = settle(&w, 10000);
+    cr_assert_geq(a, 1, "no active controller within 10 s");
+    int b = a == 1 ? 2 : 1;
+    for (int id = 1; id <= 3; id++)
+        if (id != a)
+            kill_node(&w, id);
+    lr_nq_view v;
+    cr_assert_eq(lr_nctl_quorum_view(w.node[a], &v), 0);
+    int64_t end0 = v.end;
+    for (int t = 0; t < 1500 && v.end == end0; t += 10) {
+        run(&w, 10);
+        cr_assert_eq(lr_nctl_quorum_view(w.node[a], &v), 0);
+    }
+    cr_assert_gt(v.end, v.hw, "node %d has no record waiting for its commit", a);
+    cr_assert(v.active, "node %d stopped acting before the test could ask", a);
+    logrep_msg *m, *resp;
+    cr_assert_eq(logrep_msg_new(NULL, &m), LOGREP_OK);
+    cr_assert_eq(logrep_msg_new(NULL, &resp), LOGREP_OK);
+    int version;
+    int api = lr_qwire_api(LR_QM_VOTE_REQ, &version);
+    cr_assert_eq(logrep_msg_init_request(m, api, version, 7, "voter"), LOGREP_OK);
+    lr_qmsg q;
+    memset(&q, 0, sizeof q);
+    q.type = LR_QM_VOTE_REQ;
+    q.from = b;
+    q.epoch = v.epoch; /* a vote it cannot grant: the leader of this epoch */
+    q.leader_id = -1;
+    q.last_epoch = 0;
+    q.end_offset = 0;
+    lr_qwire qw = {b, NULL};
+    cr_assert_eq(lr_qwire_encode(&qw, m, &q, a, 0, NULL), 0);
+    uint64_t c = client_send_on(&w, a, "CONTROLLER", m);
+    /* 1 answered, 0 closed, -1 nothing yet */
+    cr_assert_eq(client_answer(&w, c, api, version, resp, 300), 1,
+                 "node %d holds its Vote answer until records it proposed commit", a);
+    logrep_msg_free(m);
+    logrep_msg_free(resp);
     quorum_teardown(&w);
 }
