@@ -184,3 +184,34 @@ Test(node_quorum, vote_answered_while_records_wait_for_commit)
     logrep_msg_free(resp);
     quorum_teardown(&w);
 }
+
+/* A broker whose controller to ask is a dead voter, and whose connect to
+ * it is refused at once (nothing listens there), asks the next voter:
+ * without that it keeps asking the dead one and its session expires on
+ * the new active controller. Built by construction: the active
+ * controller dies, a standby that has not noticed yet names it again in
+ * its metadata fetch answers (CurrentLeader), and the broker-only node 4
+ * must still register its heartbeats with the new active controller and
+ * stay unfenced. */
+Test(node_quorum, broker_moves_off_a_dead_controller)
+{
+    net w;
+    quorum_setup(&w, 4);
+    int a = settle(&w, 10000);
+    cr_assert_geq(a, 1, "no active controller within 10 s");
+    kill_node(&w, a);
+    int b = -1;
+    for (int t = 0; t < 8000 && b < 0; t += 50) {
+        run(&w, 50);
+        b = active_controller(&w);
+    }
+    cr_assert_geq(b, 1, "no new active controller within 8 s");
+    run(&w, 6000); /* two session timeouts */
+    cr_assert_eq(active_controller(&w), b);
+    const lr_md_broker *b4 = lr_md_broker_get(lr_nctl_image(w.node[b]), 4);
+    cr_assert(b4 && !b4->fenced, "broker 4 is %s on the new active controller %d",
+              b4 ? "fenced" : "unknown", b);
+    cr_assert_eq(w.node[4]->ctl_id, b, "broker 4 asks node %d, not the active controller %d",
+                 (int)w.node[4]->ctl_id, b);
+    quorum_teardown(&w);
+}
