@@ -39,9 +39,8 @@ static logrep_sim *start(uint64_t seed)
     logrep_sim_conf c;
     memset(&c, 0, sizeof c);
     c.seed = seed;
-    c.controllers = 3;
     logrep_sim *s = NULL;
-    logrep_err e = logrep_sim_new(&c, &s);
+    logrep_err e = logrep_sim_new_ex(&c, 3, &s);
     if (e) {
         dump_fail(s, "new");
         cr_assert_fail("sim_new: %s", logrep_err_name(e));

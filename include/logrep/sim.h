@@ -14,7 +14,7 @@
  * buffer, so a seed replays a run exactly.
  *
  * Node ids: brokers are 1..brokers; the controller is brokers + 1, or
- * with a quorum (conf.controllers = 3) the voters are brokers + 1 ..
+ * with a quorum (logrep_sim_new_ex, 3 controllers) the voters are brokers + 1 ..
  * brokers + 3, dedicated controllers (process.roles=controller).
  * Time: milliseconds of virtual time, starting at 1000.
  */
@@ -48,7 +48,6 @@ typedef struct logrep_sim_conf {
     int32_t trace_lines;         /**< trace ring capacity, default 8192 */
     int32_t offsets_retention_minutes; /**< offsets.retention.minutes of the nodes, default the nodes' (7 days) */
     int32_t trace_stderr;        /**< also print every trace line to stderr */
-    int32_t controllers;         /**< 0 or 1: one controller node; 3: a KRaft quorum of three dedicated controller voters (brokers then at most 6) */
 } logrep_sim_conf;
 
 /** Creates the cluster, starts every node and creates the topic (runs
@@ -57,6 +56,12 @@ typedef struct logrep_sim_conf {
  *  LOGREP_ERR__TIMED_OUT (the cluster did not form; see the trace). */
 LOGREP_API logrep_err logrep_sim_new(const logrep_sim_conf *conf, logrep_sim **out);
 LOGREP_API void logrep_sim_free(logrep_sim *sim);
+/** logrep_sim_new with `controllers` controller nodes: 1 (as
+ *  logrep_sim_new), or 3, a KRaft quorum of three dedicated controller
+ *  voters (brokers then at most 6). (A function of its own rather than a
+ *  conf field: logrep_sim_conf keeps its layout.) */
+LOGREP_API logrep_err logrep_sim_new_ex(const logrep_sim_conf *conf, int32_t controllers,
+                                        logrep_sim **out);
 
 /** Runs `ms` of virtual time, checking after every step. Stops early at
  *  the first violation.

@@ -369,9 +369,10 @@ LOGREP_API logrep_err logrep_sim_random_ex(uint64_t seed, const char *bug, int64
     c.min_isr = lr_prng_below(&g, 8) == 0 ? 1 : 2;
     c.unclean = lr_prng_below(&g, 10) == 0;
     c.bug = bug;
-    c.controllers = controllers ? controllers : logrep_sim_random_controllers(seed);
+    if (!controllers)
+        controllers = logrep_sim_random_controllers(seed);
     logrep_sim *s;
-    logrep_err e = logrep_sim_new(&c, &s);
+    logrep_err e = logrep_sim_new_ex(&c, controllers, &s);
     if (e != LOGREP_OK) {
         if (s && !s->failed)
             lr_sim_fail(s, "harness: the cluster did not form: %s", logrep_err_name(e));

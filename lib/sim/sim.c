@@ -614,17 +614,21 @@ LOGREP_API const logrep_storage *logrep_sim_storage(const logrep_sim *s, int32_t
 
 LOGREP_API logrep_err logrep_sim_new(const logrep_sim_conf *conf, logrep_sim **out)
 {
+    return logrep_sim_new_ex(conf, 1, out);
+}
+
+LOGREP_API logrep_err logrep_sim_new_ex(const logrep_sim_conf *conf, int32_t controllers,
+                                        logrep_sim **out)
+{
     if (!out)
         return LOGREP_ERR__INVALID_ARG;
     *out = NULL;
     logrep_sim_conf c = conf ? *conf : (logrep_sim_conf){0};
     if (!c.brokers)
         c.brokers = 3;
-    if (!c.controllers)
-        c.controllers = 1;
-    if (c.controllers != 1 && c.controllers != 3)
+    if (controllers != 1 && controllers != 3)
         return LOGREP_ERR__INVALID_ARG;
-    if (c.brokers < 1 || c.brokers > LR_SIM_MAXN - c.controllers)
+    if (c.brokers < 1 || c.brokers > LR_SIM_MAXN - controllers)
         return LOGREP_ERR__INVALID_ARG;
     if (!c.partitions)
         c.partitions = 1;
@@ -652,8 +656,8 @@ LOGREP_API logrep_err logrep_sim_new(const logrep_sim_conf *conf, logrep_sim **o
     s->now = 1000;
     s->nb = c.brokers;
     s->ctl = c.brokers + 1;
-    s->nc = c.controllers;
-    s->nn = c.brokers + c.controllers;
+    s->nc = controllers;
+    s->nn = c.brokers + controllers;
     s->trace_cap = c.trace_lines;
     s->trace = calloc((size_t)s->trace_cap, TRACE_W);
     for (int32_t p = 0; p < LR_SIM_MAXP; p++)
