@@ -13,7 +13,9 @@
  * Every random choice comes from the seed and is written to a trace ring
  * buffer, so a seed replays a run exactly.
  *
- * Node ids: brokers are 1..brokers; the controller is brokers + 1.
+ * Node ids: brokers are 1..brokers; the controller is brokers + 1, or
+ * with a quorum (logrep_sim_new_ex, 3 controllers) the voters are brokers + 1 ..
+ * brokers + 3, dedicated controllers (process.roles=controller).
  * Time: milliseconds of virtual time, starting at 1000.
  */
 #ifndef LOGREP_SIM_H
@@ -54,6 +56,12 @@ typedef struct logrep_sim_conf {
  *  LOGREP_ERR__TIMED_OUT (the cluster did not form; see the trace). */
 LOGREP_API logrep_err logrep_sim_new(const logrep_sim_conf *conf, logrep_sim **out);
 LOGREP_API void logrep_sim_free(logrep_sim *sim);
+/** logrep_sim_new with `controllers` controller nodes: 1 (as
+ *  logrep_sim_new), or 3, a KRaft quorum of three dedicated controller
+ *  voters (brokers then at most 6). (A function of its own rather than a
+ *  conf field: logrep_sim_conf keeps its layout.) */
+LOGREP_API logrep_err logrep_sim_new_ex(const logrep_sim_conf *conf, int32_t controllers,
+                                        logrep_sim **out);
 
 /** Runs `ms` of virtual time, checking after every step. Stops early at
  *  the first violation.
@@ -241,6 +249,33 @@ typedef struct logrep_sim_replica {
 LOGREP_API logrep_err logrep_sim_replica_view(const logrep_sim *sim, int32_t id,
                                               int32_t partition, logrep_sim_replica *out);
 
+/** The controllers: *first gets the first controller's id; returns
+ *  their number (1, or 3 with a quorum). */
+LOGREP_API int32_t logrep_sim_controllers(const logrep_sim *sim, int32_t *first);
+/** The active controller (with a quorum: a voter that leads and acts, the
+ *  one of the highest epoch when a zombie of an older one still thinks it
+ *  is), or -1. */
+LOGREP_API int32_t logrep_sim_active_controller(const logrep_sim *sim);
+
+/** A voter of the quorum as it sees itself. */
+typedef struct logrep_sim_voter {
+    int32_t up;
+    int32_t epoch;         /**< quorum epoch */
+    int32_t leader;        /**< quorum leader it knows, -1 none */
+    int32_t role;          /**< 0 unattached, 1 voted, 2 candidate, 3 leader, 4 follower, 5 resigned, 6 prospective (lib/quorum's order) */
+    int32_t active;        /**< the active controller */
+    int32_t abstaining;    /**< lost its quorum-state: an observer until trusted again */
+    int64_t committed;     /**< its committed prefix of the metadata log */
+    int64_t log_end;
+} logrep_sim_voter;
+/** LOGREP_ERR__INVALID_ARG when id is not a voter of a quorum; a voter
+ *  that is down has up = 0 and nothing else set. */
+LOGREP_API logrep_err logrep_sim_voter_view(const logrep_sim *sim, int32_t id,
+                                            logrep_sim_voter *out);
+/** Length of the checker's model of the committed metadata log (quorum
+ *  only; -1 otherwise). */
+LOGREP_API int64_t logrep_sim_metadata_committed(const logrep_sim *sim);
+
 /** Checker counters. */
 typedef struct logrep_sim_stats {
     int64_t steps;
@@ -281,6 +316,13 @@ LOGREP_API logrep_err logrep_sim_heal(logrep_sim *sim, int64_t max_ms);
  *  @return LOGREP_OK or LOGREP_ERR__CORRUPT. */
 LOGREP_API logrep_err logrep_sim_random(uint64_t seed, const char *bug, int64_t ms,
                                         logrep_sim **out);
+/** The same with the controller mode forced: controllers 1 (one
+ *  controller node), 3 (a quorum), 0 (the seed's choice: a quorum for
+ *  about one seed in three, logrep_sim_random_controllers). */
+LOGREP_API logrep_err logrep_sim_random_ex(uint64_t seed, const char *bug, int64_t ms,
+                                           int32_t controllers, logrep_sim **out);
+/** The controller mode seed `seed` draws (1 or 3). */
+LOGREP_API int32_t logrep_sim_random_controllers(uint64_t seed);
 
 #ifdef __cplusplus
 }

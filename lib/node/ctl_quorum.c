@@ -91,6 +91,7 @@ int lr_nq_start(logrep_node *n, struct lr_ctl_role *r, int fresh, int64_t now_ms
         return LOGREP_ERR__NOMEM;
     r->nq = nq;
     nq->hw = -1;
+    nq->told_epoch = nq->told_leader = -1;
     nq->now = now_ms;
     lr_buf_init(&nq->recs, &n->alloc);
     snprintf(nq->dir, sizeof nq->dir, "%s/%s-0", n->log_dir, LR_METADATA_TOPIC);
@@ -240,8 +241,13 @@ static void follow_leadership(logrep_node *n, lr_nq *nq)
                "node %d is the active controller in epoch %d at metadata offset %lld", (int)n->id,
                (int)epoch, (long long)end);
         lr_voters_learn(n, n->id);
-    } else if (!leads) {
-        lr_voters_learn(n, lr_quorum_leader(nq->q));
+    } else if (!leads && (epoch != nq->told_epoch || lr_quorum_leader(nq->q) != nq->told_leader)) {
+        /* Once per leader: a leader that died keeps its epoch until the
+         * next election, and the broker's rotation away from it
+         * (lr_voters_next) must not be undone on every event. */
+        nq->told_epoch = epoch;
+        nq->told_leader = lr_quorum_leader(nq->q);
+        lr_voters_learn(n, nq->told_leader);
     }
 }
 
@@ -329,7 +335,13 @@ int lr_nctl_serving(const logrep_node *n)
 int64_t lr_nctl_committed(const logrep_node *n)
 {
     const lr_nq *nq = n->ctl ? n->ctl->nq : NULL;
-    return nq ? nq->applied : -1;
+    if (!nq)
+        return -1;
+    /* The active controller's image also holds what it proposed and the
+     * quorum has not committed yet: only the prefix below the commit
+     * point counts. */
+    int64_t c = nq->hw < nq->applied ? nq->hw : nq->applied;
+    return c < 0 ? 0 : c;
 }
 
 int32_t lr_nctl_quorum_leader(const logrep_node *n, int32_t *epoch)
@@ -341,4 +353,27 @@ int32_t lr_nctl_quorum_leader(const logrep_node *n, int32_t *epoch)
     }
     *epoch = lr_quorum_epoch(nq->q);
     return lr_quorum_leader(nq->q);
+}
+
+int lr_nctl_quorum_view(const logrep_node *n, lr_nq_view *out)
+{
+    const lr_nq *nq = n && n->ctl ? n->ctl->nq : NULL;
+    if (!nq)
+        return -1;
+    out->epoch = lr_quorum_epoch(nq->q);
+    out->leader = lr_quorum_leader(nq->q);
+    out->role = (int)lr_quorum_role_of(nq->q);
+    out->active = nq->active && !lr_ctl_failed(n->ctl->ctl);
+    out->active_epoch = nq->active_epoch;
+    out->abstaining = lr_quorum_recovering(nq->q);
+    int64_t end = logrep_log_end_offset(n->ctl->log);
+    out->end = end;
+    out->hw = nq->hw < end ? nq->hw : end;
+    return 0;
+}
+
+size_t lr_nctl_quorum_read(logrep_node *n, int64_t from, lr_qentry *es, size_t max)
+{
+    lr_nq *nq = nq_of(n);
+    return nq ? lr_qlog_ops()->read(nq->ql, from, es, max) : 0;
 }

@@ -31,6 +31,7 @@ typedef struct lr_nq {
     int64_t applied;                 /* the controller's image holds the log below this */
     int active;                      /* the controller answers: leader, LeaderChange committed */
     int32_t active_epoch;
+    int32_t told_epoch, told_leader; /* the leader last handed to lr_voters_learn */
     int pumping;
     int64_t now;
     /* The inbound quorum request being handled (ctl_qwire.c). */
@@ -71,6 +72,22 @@ int lr_nq_propose(logrep_node *n, int64_t offset, const uint8_t *rec, size_t len
 void lr_nq_pump(logrep_node *n, int64_t now_ms);
 /* Timers; returns the quorum's next deadline. */
 int64_t lr_nq_tick(logrep_node *n, int64_t now_ms);
+
+/* Read-only views for the simulator's checker (lib/sim/check_quorum.c):
+ * 0 and *out filled when n is a voter of a quorum, else -1. */
+typedef struct lr_nq_view {
+    int32_t epoch, leader;    /* the quorum's, leader -1 unknown */
+    int role;                 /* lr_quorum_role */
+    int active;               /* the active controller, in active_epoch */
+    int32_t active_epoch;
+    int abstaining;           /* after a lost quorum-state */
+    int64_t hw;               /* committed below this here (-1 unknown) */
+    int64_t end;              /* the metadata log's end */
+} lr_nq_view;
+int lr_nctl_quorum_view(const logrep_node *n, lr_nq_view *out);
+/* Up to max entries of this voter's metadata log from `from` (valid until
+ * the node's next event); 0 at the end or on a read error. */
+size_t lr_nctl_quorum_read(logrep_node *n, int64_t from, lr_qentry *es, size_t max);
 
 /* ---- ctl_qwire.c ---- */
 /* Effects: a message for voter `to`. */

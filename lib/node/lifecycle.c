@@ -63,7 +63,8 @@ static void register_done(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_
     logrep_err err = (logrep_err)lr_f_int(rs, LR_FN_ErrorCode);
     if (err) {
         LR_LOG(&n->logger, LOGREP_LEVEL_WARN, "node", "registration refused: %s", logrep_err_name(err));
-        p->backoff_until = now_ms + 1000;
+        /* A standby voter: the next one is asked soon (peer.c moved on). */
+        p->backoff_until = now_ms + (err == LOGREP_ERR_NOT_CONTROLLER ? 200 : 1000);
         return;
     }
     n->life.broker_epoch = lr_f_int(rs, LR_FN_BrokerEpoch);

@@ -76,8 +76,13 @@ int lr_peer_send(logrep_node *n, lr_peer *p, const lr_out_ops *ops, void *ctx, i
         int32_t port;
         if (peer_address(n, p->node_id, p->channel, &host, &port) != 0)
             return LOGREP_ERR__NOENT;
-        if (n->tr.connect(n->tr.ctx, p->node_id, host, port, &p->conn) != LOGREP_OK)
+        if (n->tr.connect(n->tr.ctx, p->node_id, host, port, &p->conn) != LOGREP_OK) {
+            /* A controller refused at once (nobody listens there): ask
+             * another voter next, as when its connection closes. */
+            if (p->channel == LR_CH_CONTROL || p->channel == LR_CH_METADATA)
+                lr_voters_next(n, p->node_id);
             return LOGREP_ERR__IO;
+        }
         p->connected = 1;
     }
     lr_outreq *o = lr_calloc(&n->alloc, 1, sizeof *o);

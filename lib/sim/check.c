@@ -20,10 +20,20 @@
 #include "node/node_int.h"
 #include "sim/sim_int.h"
 
+/* One controller: its image. A quorum: the image of everything committed
+ * (check_quorum.c), which is what brokers can learn; the active
+ * controller's own image may hold records that never commit. */
+const lr_md_image *lr_sim_ctl_image(logrep_sim *s)
+{
+    if (s->nc > 1)
+        return lr_sim_qck_image(s);
+    logrep_node *c = s->node[s->ctl];
+    return c ? lr_nctl_image(c) : NULL;
+}
+
 const lr_md_partition *lr_sim_ctl_part_of(logrep_sim *s, const char *topic, int32_t part)
 {
-    logrep_node *c = s->node[s->ctl];
-    const lr_md_image *img = c ? lr_nctl_image(c) : NULL;
+    const lr_md_image *img = lr_sim_ctl_image(s);
     const lr_md_topic *t = img ? lr_md_topic_by_name(img, topic) : NULL;
     return t ? lr_md_partition_get(t, part) : NULL;
 }
@@ -80,6 +90,11 @@ static void sanction(logrep_sim *s, int32_t part, const char *why)
     s->stats.sanctioned++;
     lr_sim_trace(s, "checker: partition %d enters sanctioned-loss generation %u: %s", part,
                  s->cp[part].gen, why);
+}
+
+void lr_sim_sanction(logrep_sim *s, int32_t part, const char *why)
+{
+    sanction(s, part, why);
 }
 
 /* Truncates C to `at` after a sanctioned loss. */
@@ -200,8 +215,8 @@ static int match_c(logrep_sim *s, int32_t part, int32_t id, const lr_sim_rlog *r
  * incarnation. */
 int lr_sim_registered_now(logrep_sim *s, int32_t id)
 {
-    logrep_node *c = s->node[s->ctl], *n = s->node[id];
-    const lr_md_image *img = c ? lr_nctl_image(c) : NULL;
+    logrep_node *n = s->node[id];
+    const lr_md_image *img = lr_sim_ctl_image(s);
     const lr_md_broker *b = img ? lr_md_broker_get(img, id) : NULL;
     return n && b && n->life.broker_epoch >= 0 && b->epoch == n->life.broker_epoch;
 }
@@ -425,7 +440,13 @@ static void check_replica(logrep_sim *s, int32_t part, int32_t id, const lr_md_p
 void lr_sim_check(logrep_sim *s)
 {
     logrep_node *c = s->node[s->ctl];
-    if (c) {
+    if (s->nc > 1) {
+        /* The quorum's checks; unclean elections are seen in the
+         * committed records there. */
+        lr_sim_qck_step(s);
+        if (s->failed)
+            return;
+    } else if (c) {
         const lr_md_image *img = lr_nctl_image(c);
         char why[200];
         if (img && lr_md_check_invariants(img, why, sizeof why) != 0) {

@@ -44,7 +44,7 @@ static int read_bytes(logrep_sim *s, int32_t id, logrep_file *f, uint64_t pos, s
 const lr_sim_rlog *lr_sim_replica_log(logrep_sim *s, int32_t id, int32_t part)
 {
     logrep_node *n = s->node[id];
-    if (!n || id == s->ctl)
+    if (!n || id > s->nb)
         return NULL;
     lr_npart *np = lr_node_part(n, LR_SIM_TOPIC, part);
     if (!np)

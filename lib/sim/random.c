@@ -11,6 +11,18 @@
  * with HW == LEO, no producer still working on a batch. */
 static int converged(logrep_sim *s)
 {
+    /* A quorum: an active controller, and every voter holds all that is
+     * committed. */
+    if (s->nc > 1) {
+        if (logrep_sim_active_controller(s) < 0)
+            return 0;
+        for (int32_t id = s->nb + 1; id <= s->nn; id++) {
+            logrep_sim_voter v;
+            if (logrep_sim_voter_view(s, id, &v) != LOGREP_OK || !v.up ||
+                v.committed < logrep_sim_metadata_committed(s))
+                return 0;
+        }
+    }
     for (size_t i = 0; i < s->nactors; i++)
         if (s->actors[i].kind == ACT_PRODUCER && s->actors[i].state != AS_DONE)
             return 0;
@@ -134,17 +146,18 @@ static int32_t pick(logrep_sim *s, int32_t lo, int32_t hi)
     return lo + (int32_t)lr_sim_rand(s, (uint64_t)(hi - lo + 1));
 }
 
-/* Every node, the controller included, dies at once (process crash or
- * power loss; the controller's disk is never replaced: its metadata log is
- * the cluster's only copy), stays down a while, then all start again in a
- * random order. Liveness after the heal proves the cluster comes back. */
+/* Every node, the controllers included, dies at once (process crash or
+ * power loss; a controller's disk is never replaced: with one controller
+ * its metadata log is the cluster's only copy, and a quorum cannot lose
+ * every voter's), stays down a while, then all start again in a random
+ * order. Liveness after the heal proves the cluster comes back. */
 static void whole_cluster_restart(logrep_sim *s, int32_t *down)
 {
     lr_sim_trace(s, "fault: whole-cluster outage");
     for (int32_t id = 1; id <= s->nn; id++) {
         if (!s->node[id])
             continue;
-        uint64_t m = lr_sim_rand(s, id == s->ctl ? 3 : 4);
+        uint64_t m = lr_sim_rand(s, id > s->nb ? 3 : 4);
         logrep_sim_kill(s, id, m == 0 ? LOGREP_SIM_CRASH_PROCESS
                              : m == 1 ? LOGREP_SIM_CRASH_POWER
                              : m == 2 ? LOGREP_SIM_CRASH_POWER_DROP
@@ -168,9 +181,87 @@ static void whole_cluster_restart(logrep_sim *s, int32_t *down)
     *down = 0;
 }
 
+/* Voters down, and whether one of them lost its disk and has not been
+ * trusted again yet (down, or up and abstaining). */
+static int32_t voters_down(logrep_sim *s, int *lost)
+{
+    int32_t n = 0;
+    *lost = 0;
+    for (int32_t id = s->nb + 1; id <= s->nn; id++) {
+        logrep_sim_voter v;
+        logrep_sim_voter_view(s, id, &v);
+        n += !v.up;
+        if ((!v.up && s->voter_lost[id]) || (v.up && v.abstaining))
+            *lost = 1;
+        if (v.up && !v.abstaining)
+            s->voter_lost[id] = 0;
+    }
+    return n;
+}
+
+/* A fault on the controller quorum (quorum runs only): kills (process,
+ * power, disk lost), restarts, the active controller killed, a voter cut
+ * from the other voters (a zombie controller: brokers still reach it),
+ * isolated, paused, its clock jumped. Two voters may be down at once (the
+ * quorum then stops until one returns); a disk is lost only while every
+ * other voter holds its state, since two voters without theirs leave no
+ * majority that can elect a leader (docs/quorum.md, "Disk loss"). */
+static void controller_fault(logrep_sim *s)
+{
+    int32_t v = pick(s, s->nb + 1, s->nn);
+    uint64_t r = lr_sim_rand(s, 100);
+    int lost;
+    int32_t vdown = voters_down(s, &lost);
+    if (r < 30) {
+        if (r < 8) {
+            int32_t a = logrep_sim_active_controller(s);
+            if (a > 0)
+                v = a;
+        }
+        if (!s->node[v] || vdown >= 2)
+            return;
+        uint64_t m = lr_sim_rand(s, 10);
+        int mode = m < 4 ? LOGREP_SIM_CRASH_PROCESS
+                 : m < 6 ? LOGREP_SIM_CRASH_POWER
+                 : m < 8 ? LOGREP_SIM_CRASH_POWER_DROP
+                         : LOGREP_SIM_CRASH_DISK;
+        if (mode == LOGREP_SIM_CRASH_DISK && lost)
+            mode = LOGREP_SIM_CRASH_POWER;
+        logrep_sim_kill(s, v, mode);
+        if (mode == LOGREP_SIM_CRASH_DISK)
+            s->voter_lost[v] = 1;
+    } else if (r < 55) {
+        for (int32_t i = s->nb + 1; i <= s->nn; i++)
+            if (!s->node[i]) {
+                logrep_sim_restart(s, i);
+                break;
+            }
+    } else if (r < 67) {
+        lr_sim_trace(s, "fault: controller %d cut from the other voters", v);
+        for (int32_t o = s->nb + 1; o <= s->nn; o++)
+            if (o != v)
+                logrep_sim_partition(s, v, o, 1);
+    } else if (r < 72) {
+        logrep_sim_isolate(s, v, 1);
+    } else if (r < 84) {
+        logrep_sim_pause(s, v, pick(s, 50, 2000));
+    } else if (r < 91) {
+        logrep_sim_clock_jump(s, v, pick(s, 100, 3000));
+    } else {
+        memset(s->block, 0, sizeof s->block);
+        lr_sim_trace(s, "fault: network partitions healed");
+    }
+}
+
 /* One fault (or a repair) chosen by the seed. */
 static void random_fault(logrep_sim *s, int32_t *down)
 {
+    /* A quorum run puts one fault in four on the controllers; the draw
+     * is made only then, so one-controller seeds keep their schedules. */
+    if (s->nc > 1 && lr_sim_rand(s, 4) == 0) {
+        controller_fault(s);
+        return;
+    }
     int32_t b = pick(s, 1, s->nb);
     uint64_t r = lr_sim_rand(s, 100);
     if (r < 14) {
@@ -248,8 +339,22 @@ static void group_workload(logrep_sim *s, int64_t ms)
     }
 }
 
+LOGREP_API int32_t logrep_sim_random_controllers(uint64_t seed)
+{
+    /* Its own stream: the shape's draws below stay those of the seed. */
+    lr_prng q;
+    lr_prng_seed(&q, seed ^ 0x9e3779b97f4a7c15ULL);
+    return lr_prng_below(&q, 3) == 0 ? 3 : 1;
+}
+
 LOGREP_API logrep_err logrep_sim_random(uint64_t seed, const char *bug, int64_t ms,
                                         logrep_sim **out)
+{
+    return logrep_sim_random_ex(seed, bug, ms, 0, out);
+}
+
+LOGREP_API logrep_err logrep_sim_random_ex(uint64_t seed, const char *bug, int64_t ms,
+                                           int32_t controllers, logrep_sim **out)
 {
     if (out)
         *out = NULL;
@@ -264,8 +369,10 @@ LOGREP_API logrep_err logrep_sim_random(uint64_t seed, const char *bug, int64_t 
     c.min_isr = lr_prng_below(&g, 8) == 0 ? 1 : 2;
     c.unclean = lr_prng_below(&g, 10) == 0;
     c.bug = bug;
+    if (!controllers)
+        controllers = logrep_sim_random_controllers(seed);
     logrep_sim *s;
-    logrep_err e = logrep_sim_new(&c, &s);
+    logrep_err e = logrep_sim_new_ex(&c, controllers, &s);
     if (e != LOGREP_OK) {
         if (s && !s->failed)
             lr_sim_fail(s, "harness: the cluster did not form: %s", logrep_err_name(e));

@@ -194,9 +194,24 @@ static int start_node(logrep_sim *s, int32_t id)
     } while (0)
     snprintf(buf, sizeof buf, "%d", id);
     SET("node.id", buf);
-    SET("process.roles", id == s->ctl ? "controller" : "broker");
-    snprintf(buf, sizeof buf, "%d@ctl:9093", s->ctl);
-    SET("controller.quorum.voters", buf);
+    SET("process.roles", id > s->nb ? "controller" : "broker");
+    if (s->nc > 1) {
+        /* A quorum of dedicated controllers, on the simulation's time
+         * scale: elections within a few hundred ms, a leader cut off from
+         * the others resigns after 1.5 fetch timeouts. */
+        char voters[128];
+        int k = 0;
+        for (int32_t v = s->nb + 1; v <= s->nn; v++)
+            k += snprintf(voters + k, sizeof voters - (size_t)k, "%s%d@ctl%d:9093",
+                          v > s->nb + 1 ? "," : "", v, v);
+        SET("controller.quorum.voters", voters);
+        SET("controller.quorum.election.timeout.ms", "300");
+        SET("controller.quorum.fetch.timeout.ms", "600");
+        SET("controller.quorum.request.timeout.ms", "500");
+    } else {
+        snprintf(buf, sizeof buf, "%d@ctl:9093", s->ctl);
+        SET("controller.quorum.voters", buf);
+    }
     snprintf(buf, sizeof buf, "PLAINTEXT://n%d:9092", id);
     SET("advertised.listeners", buf);
     snprintf(buf, sizeof buf, "%d", s->conf.min_isr);
@@ -288,6 +303,20 @@ LOGREP_API logrep_err logrep_sim_kill(logrep_sim *s, int32_t id, int mode)
         s->st[id] = NULL;
         if (logrep_storage_crash_new(NULL, 512, &s->st[id]) != LOGREP_OK)
             return LOGREP_ERR__NOMEM;
+        if (lr_sim_is_voter(s, id)) {
+            /* A voter's disk is replaced as docs/quorum.md ("Disk loss")
+             * says it must be: the metadata directory made again, empty,
+             * so the voter knows it lost its state and abstains. A voter
+             * with no directory at all would look new and format itself:
+             * unsafe. */
+            logrep_storage *st = s->st[id];
+            if (st->mkdir(st->ctx, "data") || st->mkdir(st->ctx, "data/__cluster_metadata-0") ||
+                (st->sync_dir && (st->sync_dir(st->ctx, "data") ||
+                                  st->sync_dir(st->ctx, "data/__cluster_metadata-0"))))
+                return LOGREP_ERR__IO;
+            lr_sim_trace(s, "fault: node %d's new disk holds an empty data/__cluster_metadata-0",
+                         id);
+        }
         lr_sim_mark_lossy(s, id);
     } else {
         uint64_t cs = lr_prng_next(&s->rng);
@@ -441,15 +470,11 @@ LOGREP_API logrep_err logrep_sim_run(logrep_sim *s, int64_t ms)
 
 /* Sends s->msg to the first running broker from a one-shot client whose
  * answer is not read: callers poll the state they wait for. */
-static logrep_err send_oneshot(logrep_sim *s)
+static logrep_err send_oneshot_bytes(logrep_sim *s, const uint8_t *buf, size_t len)
 {
     int32_t to = 1;
     while (to < s->nb && !s->node[to])
         to++;
-    const uint8_t *buf;
-    size_t len;
-    if (logrep_msg_encode_flat(s->msg, &buf, &len) != LOGREP_OK)
-        return LOGREP_ERR__NOMEM;
     lr_sim_actor *a = lr_sim_actor_new(s, ACT_ONESHOT);
     if (!a)
         return LOGREP_ERR__NOMEM;
@@ -458,6 +483,15 @@ static logrep_err send_oneshot(logrep_sim *s)
     a->done = 1;
     lr_sim_client_send(s, LR_SIM_ACTOR0 + a->idx, a->end, buf, len);
     return LOGREP_OK;
+}
+
+static logrep_err send_oneshot(logrep_sim *s)
+{
+    const uint8_t *buf;
+    size_t len;
+    if (logrep_msg_encode_flat(s->msg, &buf, &len) != LOGREP_OK)
+        return LOGREP_ERR__NOMEM;
+    return send_oneshot_bytes(s, buf, len);
 }
 
 /* Creates the topic through the controller's API on a broker and waits
@@ -473,12 +507,44 @@ static logrep_err create_topic(logrep_sim *s)
     logrep_struct_set_bytes(t, lr_fid(t, LR_FN_Name), LR_SIM_TOPIC, 1);
     logrep_struct_set_int(t, lr_fid(t, LR_FN_NumPartitions), s->conf.partitions);
     logrep_struct_set_int(t, lr_fid(t, LR_FN_ReplicationFactor), s->conf.replication_factor);
-    logrep_err err = send_oneshot(s);
-    if (err)
+    logrep_err err;
+    if (s->nc > 1) {
+        /* A quorum elects its leader first, and brokers find it by
+         * trying the voters in turn: the creation waits until every
+         * running broker is registered with the active controller. */
+        for (int k = 0; k < 400; k++) {
+            int ready = logrep_sim_active_controller(s) > 0;
+            for (int32_t id = 1; id <= s->nb && ready; id++)
+                if (s->node[id] && !lr_sim_registered_now(s, id))
+                    ready = 0;
+            if (ready)
+                break;
+            if ((err = logrep_sim_run(s, 25)) != 0)
+                return err;
+        }
+    }
+    const uint8_t *req;
+    size_t req_len;
+    if (logrep_msg_encode_flat(m, &req, &req_len) != LOGREP_OK)
+        return LOGREP_ERR__NOMEM;
+    uint8_t *copy = s->nc > 1 ? malloc(req_len) : NULL;
+    if (copy)
+        memcpy(copy, req, req_len);
+    err = send_oneshot(s);
+    if (err) {
+        free(copy);
         return err;
+    }
     for (int k = 0; k < 400; k++) {
+        /* A quorum's active controller may change before it answers:
+         * the creation is asked again, as an admin client retries. */
+        if (copy && k % 80 == 79 && !lr_sim_ctl_part(s, 0)) {
+            lr_sim_trace(s, "sim: asking again for the topic");
+            if ((err = send_oneshot_bytes(s, copy, req_len)) != 0)
+                break;
+        }
         if ((err = logrep_sim_run(s, 25)) != 0)
-            return err;
+            break;
         int ready = 1;
         for (int32_t p = 0; p < s->conf.partitions && ready; p++) {
             logrep_sim_part v;
@@ -494,9 +560,13 @@ static logrep_err create_topic(logrep_sim *s)
         }
         if (ready) {
             lr_sim_trace(s, "sim: topic ready");
+            free(copy);
             return LOGREP_OK;
         }
     }
+    free(copy);
+    if (err)
+        return err;
     lr_sim_trace(s, "sim: the topic did not become ready");
     return LOGREP_ERR__TIMED_OUT;
 }
@@ -544,13 +614,21 @@ LOGREP_API const logrep_storage *logrep_sim_storage(const logrep_sim *s, int32_t
 
 LOGREP_API logrep_err logrep_sim_new(const logrep_sim_conf *conf, logrep_sim **out)
 {
+    return logrep_sim_new_ex(conf, 1, out);
+}
+
+LOGREP_API logrep_err logrep_sim_new_ex(const logrep_sim_conf *conf, int32_t controllers,
+                                        logrep_sim **out)
+{
     if (!out)
         return LOGREP_ERR__INVALID_ARG;
     *out = NULL;
     logrep_sim_conf c = conf ? *conf : (logrep_sim_conf){0};
     if (!c.brokers)
         c.brokers = 3;
-    if (c.brokers < 1 || c.brokers > LR_SIM_MAXN - 1)
+    if (controllers != 1 && controllers != 3)
+        return LOGREP_ERR__INVALID_ARG;
+    if (c.brokers < 1 || c.brokers > LR_SIM_MAXN - controllers)
         return LOGREP_ERR__INVALID_ARG;
     if (!c.partitions)
         c.partitions = 1;
@@ -578,7 +656,8 @@ LOGREP_API logrep_err logrep_sim_new(const logrep_sim_conf *conf, logrep_sim **o
     s->now = 1000;
     s->nb = c.brokers;
     s->ctl = c.brokers + 1;
-    s->nn = c.brokers + 1;
+    s->nc = controllers;
+    s->nn = c.brokers + controllers;
     s->trace_cap = c.trace_lines;
     s->trace = calloc((size_t)s->trace_cap, TRACE_W);
     for (int32_t p = 0; p < LR_SIM_MAXP; p++)
@@ -589,11 +668,18 @@ LOGREP_API logrep_err logrep_sim_new(const logrep_sim_conf *conf, logrep_sim **o
         err = LOGREP_ERR__NOMEM;
     if (!err)
         err = lr_sim_net_new(s);
+    if (!err && s->nc > 1 && lr_sim_qck_init(s) != 0)
+        err = LOGREP_ERR__NOMEM;
     for (int32_t f = 0; f <= s->nn; f++)
         for (int32_t t = 0; t <= s->nn; t++)
             s->link[f][t] = (lr_sim_link){1, 3, 0};
-    lr_sim_trace(s, "sim: seed %llu, %d brokers + controller %d, %d partitions, RF %d, min ISR %d%s%s%s",
-                 (unsigned long long)c.seed, s->nb, s->ctl, c.partitions, c.replication_factor,
+    char ctls[48];
+    if (s->nc > 1)
+        snprintf(ctls, sizeof ctls, "a quorum of controllers %d..%d", s->ctl, s->nn);
+    else
+        snprintf(ctls, sizeof ctls, "controller %d", s->ctl);
+    lr_sim_trace(s, "sim: seed %llu, %d brokers + %s, %d partitions, RF %d, min ISR %d%s%s%s",
+                 (unsigned long long)c.seed, s->nb, ctls, c.partitions, c.replication_factor,
                  c.min_isr, c.unclean ? ", unclean election on" : "",
                  c.bug && *c.bug ? ", bug " : "", c.bug && *c.bug ? c.bug : "");
     for (int32_t id = 1; !err && id <= s->nn; id++) {
@@ -626,6 +712,7 @@ LOGREP_API void logrep_sim_free(logrep_sim *s)
     lr_sim_gm_free_all(s);
     free(s->actors);
     lr_sim_check_free(s);
+    lr_sim_qck_free(s);
     logrep_msg_free(s->msg);
     logrep_msg_free(s->rmsg);
     logrep_batch_builder_free(s->bb);

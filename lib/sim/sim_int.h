@@ -11,7 +11,7 @@
 #include <logrep/storage.h>
 #include "sim/memnet.h"
 
-#define LR_SIM_MAXN 9          /* brokers + controller */
+#define LR_SIM_MAXN 9          /* brokers + controllers */
 #define LR_SIM_MAXP 8          /* partitions */
 #define LR_SIM_ACTOR0 1000     /* owner ids of actors start here */
 #define LR_SIM_TOPIC "t"
@@ -195,8 +195,10 @@ struct logrep_sim {
     int64_t now;
     uint64_t seq;
     int32_t nb;              /* brokers */
-    int32_t ctl;             /* controller id = nb + 1 */
-    int32_t nn;              /* nodes = nb + 1 */
+    int32_t ctl;             /* (first) controller id = nb + 1 */
+    int32_t nc;              /* controllers: 1, or 3 voters nb + 1 .. nb + 3 */
+    int32_t nn;              /* nodes = nb + nc */
+    struct lr_sim_qck *qck;  /* the quorum's ghost state (check_quorum.c), NULL with one controller */
 
     logrep_node *node[LR_SIM_MAXN + 1];
     logrep_storage *st[LR_SIM_MAXN + 1];
@@ -208,6 +210,8 @@ struct logrep_sim {
     /* A disk fault was injected: the node may hold logs in the failed
      * state, which (as in Kafka) only a restart brings back. */
     int disk_faulted[LR_SIM_MAXN + 1];
+    /* A voter lost its disk and has not been trusted again since. */
+    int voter_lost[LR_SIM_MAXN + 1];
     int64_t skew[LR_SIM_MAXN + 1];
     int64_t paused_until[LR_SIM_MAXN + 1];
     int64_t last_node_now[LR_SIM_MAXN + 1];
@@ -362,8 +366,26 @@ void lr_sim_check_end_offset(logrep_sim *s, lr_sim_actor *a, int64_t end, int fr
  * record read. 0 or -1 (failed). */
 int lr_sim_check_liveness(logrep_sim *s);
 
+/* check_quorum.c: with a controller quorum, the model of the committed
+ * metadata log (every voter's committed prefix agrees with it), the
+ * image it builds (the checker's controller view), one active controller
+ * per quorum epoch, brokers applying the committed sequence in order. */
+int lr_sim_qck_init(logrep_sim *s);
+void lr_sim_qck_step(logrep_sim *s);
+void lr_sim_qck_free(logrep_sim *s);
+/* The committed image (NULL before the first record). */
+const struct lr_md_image *lr_sim_qck_image(logrep_sim *s);
+static inline int lr_sim_is_voter(const logrep_sim *s, int32_t id)
+{
+    return s->nc > 1 && id > s->nb && id <= s->nn;
+}
+
 /* check.c */
 void lr_sim_check(logrep_sim *s);
+/* A new sanctioned-loss generation of partition part (logged with why). */
+void lr_sim_sanction(logrep_sim *s, int32_t part, const char *why);
+/* The image the checker takes for the controller's (NULL when none). */
+const struct lr_md_image *lr_sim_ctl_image(logrep_sim *s);
 void lr_sim_mark_lossy(logrep_sim *s, int32_t id);
 void lr_sim_check_free(logrep_sim *s);
 /* The checker's initial state of one partition. */
