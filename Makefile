@@ -305,7 +305,7 @@ $(B)/test/broker_storage.o: examples/broker/storage.c examples/broker/broker.h
 	$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE -Iexamples/broker -O1 -g $(SAN) -c $< -o $@
 
 # The pure parts of the tool (no sockets, no main) are linked in too.
-TOOL_TEST_SRCS := tools/logrep/groups_fmt.c
+TOOL_TEST_SRCS := tools/logrep/groups_fmt.c tools/logrep/quorum_fmt.c
 
 # Every test checks for leaks at its end, in its worker (test/lib/leakcheck.c
 # wraps these two Criterion entry points; docs/testing.md, "Leaks").
