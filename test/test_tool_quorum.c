@@ -112,8 +112,9 @@ static char *capture(const qrm_desc *d, const char *cid, int replication)
     size_t len = 0;
     FILE *f = open_memstream(&out, &len);
     cr_assert(f);
+    char err[200];
     if (replication)
-        qrm_print_replication(f, d);
+        cr_assert_eq(qrm_print_replication(f, d, -1, err, sizeof err), 0, "%s", err);
     else
         qrm_print_status(f, cid, d);
     fclose(f);
@@ -208,6 +209,40 @@ Test(tool_quorum, v0_has_no_times)
                           "MaxFollowerLagTimeMs:   0\n"
                           "CurrentVoters:          [5,6,7]\n"
                           "CurrentObservers:       []\n");
+    free(out);
+    qrm_free(&d);
+    decoded_free(&x);
+}
+
+/* --human-readable: "N ms ago" against now; a time in the future, or not
+ * after the epoch, refused with Kafka's message. */
+Test(tool_quorum, replication_human_readable)
+{
+    answer a = good();
+    decoded x;
+    qrm_desc d;
+    char err[256];
+    cr_assert_eq(qrm_parse(craft(&x, 2, &a), &d, err, sizeof err), QRM_OK, "%s", err);
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    cr_assert_eq(qrm_print_replication(f, &d, 1700000002000, err, sizeof err), 0, "%s", err);
+    fclose(f);
+    cr_assert_str_eq(out,
+                     "NodeId\tLogEndOffset\tLag\tLastFetchTimestamp\tLastCaughtUpTimestamp\tStatus  \t\n"
+                     "2     \t120         \t0  \t1000 ms ago       \t1000 ms ago          \tLeader  \t\n"
+                     "1     \t120         \t0  \t1050 ms ago       \t1050 ms ago          \tFollower\t\n"
+                     "3     \t115         \t5  \t1010 ms ago       \t2500 ms ago          \tFollower\t\n"
+                     "4     \t118         \t2  \t1020 ms ago       \t1300 ms ago          \tObserver\t\n");
+    free(out);
+    out = NULL;
+    f = open_memstream(&out, &len);
+    cr_assert_eq(qrm_print_replication(f, &d, 1700000000990, err, sizeof err), -1);
+    fclose(f);
+    cr_assert_str_eq(out, "");
+    cr_assert(strstr(err, "possible drift in system clock"), "%s", err);
+    cr_assert(strstr(err, "Current timestamp is 1700000000990, last fetch timestamp is 1700000001000"),
+              "%s", err);
     free(out);
     qrm_free(&d);
     decoded_free(&x);
@@ -445,6 +480,11 @@ Test(tool_quorum, binary_refusals)
     out = run_tool("--bootstrap-server 127.0.0.1:9 --describe --status --replication", &st);
     cr_assert_eq(st, 2, "%s", out);
     cr_assert(strstr(out, "Only one of --status or --replication"), "%s", out);
+    free(out);
+
+    out = run_tool("--bootstrap-server 127.0.0.1:9 --describe --status --human-readable", &st);
+    cr_assert_eq(st, 2, "%s", out);
+    cr_assert(strstr(out, "only supported along with --replication"), "%s", out);
     free(out);
 
     out = run_tool("--bootstrap-server nonsense --describe", &st);

@@ -93,8 +93,12 @@ t_replication() {
       "NodeId LogEndOffset Lag LastFetchTimestamp LastCaughtUpTimestamp Status " ] || return 1
     [ "$(sed -n 2p "$CL_DIR/repl.out" | awk '{print $1, $6}')" = "$LEADER Leader" ] || return 1
     [ "$(grep -c 'Follower' "$CL_DIR/repl.out")" = 2 ] || return 1
+    # The brokers' clock is the wall clock: times as "N ms ago".
+    Q --bootstrap-server "$CONTROLLERS" --describe --replication --human-readable > "$CL_DIR/human.out" || return 1
+    cat "$CL_DIR/human.out"
+    [ "$(grep -c '[0-9] ms ago' "$CL_DIR/human.out")" = 3 ]
 }
-check "--describe --replication: the leader's row first, two followers" t_replication
+check "--describe --replication [--human-readable]: the leader's row first, two followers" t_replication
 
 FOLLOWER=$(( LEADER % 3 + 1 ))
 t_follower() {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cmd.h"
 #include "groups_fmt.h"
@@ -18,7 +19,7 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: logrep quorum --bootstrap-server HOST:PORT[,...] [--timeout MS]\n"
-                    "         --describe [--status | --replication]\n");
+                    "         --describe [--status | --replication [--human-readable]]\n");
     return 2;
 }
 
@@ -106,7 +107,7 @@ out:
 int cmd_quorum(int argc, char **argv)
 {
     const char *bootstrap = NULL;
-    int describe = 0, status = 0, replication = 0, timeout_ms = 5000;
+    int describe = 0, status = 0, replication = 0, human = 0, timeout_ms = 5000;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--bootstrap-server") == 0 && val) {
@@ -125,6 +126,8 @@ int cmd_quorum(int argc, char **argv)
             status = 1;
         } else if (strcmp(a, "--replication") == 0) {
             replication = 1;
+        } else if (strcmp(a, "--human-readable") == 0) {
+            human = 1;
         } else {
             return usage();
         }
@@ -133,6 +136,10 @@ int cmd_quorum(int argc, char **argv)
         return usage();
     if (status && replication) {
         fprintf(stderr, "Only one of --status or --replication should be specified with --describe\n");
+        return 2;
+    }
+    if (human && !replication) {
+        fprintf(stderr, "The option --human-readable is only supported along with --replication\n");
         return 2;
     }
     char *list = strdup(bootstrap), *save = NULL;
@@ -150,14 +157,22 @@ int cmd_quorum(int argc, char **argv)
         memset(&d, 0, sizeof d);
         int r = ask(a, timeout_ms, &d, &cid, why, sizeof why);
         if (r == 0) {
-            if (replication)
-                qrm_print_replication(stdout, &d);
-            else
+            int out = 0;
+            if (replication) {
+                struct timespec ts;
+                clock_gettime(CLOCK_REALTIME, &ts);
+                int64_t now = human ? (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 : -1;
+                if (qrm_print_replication(stdout, &d, now, why, sizeof why)) {
+                    fprintf(stderr, "%s\n", why);
+                    out = 1;
+                }
+            } else {
                 qrm_print_status(stdout, cid, &d);
+            }
             free(cid);
             qrm_free(&d);
             free(list);
-            return fflush(stdout) == 0 ? 0 : 2;
+            return fflush(stdout) == 0 ? out : 2;
         }
         qrm_free(&d);
         /* A voter that names another leader is the most telling answer. */

@@ -175,18 +175,41 @@ void qrm_print_status(FILE *f, const char *cluster_id, const qrm_desc *d)
 #define NCOL 6
 
 typedef struct qrm_row {
-    char cell[NCOL][24];
+    char cell[NCOL][32];
 } qrm_row;
 
-static void fill_row(qrm_row *row, const qrm_replica *r, const qrm_replica *leader,
-                     const char *status)
+/* A time cell: -1 when unknown, the time, or "N ms ago". */
+static int time_cell(char *cell, size_t cap, int64_t t, int64_t now, const char *what, char *err,
+                     size_t errlen)
+{
+    if (t < 0)
+        snprintf(cell, cap, "-1");
+    else if (now < 0)
+        snprintf(cell, cap, "%" PRId64, t);
+    else if (t > 0 && t <= now)
+        snprintf(cell, cap, "%" PRId64 " ms ago", now - t);
+    else {
+        snprintf(err, errlen,
+                 "Error while computing relative time, possible drift in system clock.\n"
+                 "Current timestamp is %" PRId64 ", %s timestamp is %" PRId64,
+                 now, what, t);
+        return -1;
+    }
+    return 0;
+}
+
+static int fill_row(qrm_row *row, const qrm_replica *r, const qrm_replica *leader,
+                    const char *status, int64_t now, char *err, size_t errlen)
 {
     snprintf(row->cell[0], sizeof row->cell[0], "%" PRId32, r->id);
     snprintf(row->cell[1], sizeof row->cell[1], "%" PRId64, r->log_end);
     snprintf(row->cell[2], sizeof row->cell[2], "%" PRId64, leader->log_end - r->log_end);
-    snprintf(row->cell[3], sizeof row->cell[3], "%" PRId64, r->last_fetch_ms < 0 ? -1 : r->last_fetch_ms);
-    snprintf(row->cell[4], sizeof row->cell[4], "%" PRId64, r->caught_up_ms < 0 ? -1 : r->caught_up_ms);
     snprintf(row->cell[5], sizeof row->cell[5], "%s", status);
+    if (time_cell(row->cell[3], sizeof row->cell[3], r->last_fetch_ms, now, "last fetch", err,
+                  errlen))
+        return -1;
+    return time_cell(row->cell[4], sizeof row->cell[4], r->caught_up_ms, now, "last caught up",
+                     err, errlen);
 }
 
 static void print_row(FILE *f, const size_t *width, const qrm_row *row)
@@ -196,28 +219,35 @@ static void print_row(FILE *f, const size_t *width, const qrm_row *row)
     fputc('\n', f);
 }
 
-void qrm_print_replication(FILE *f, const qrm_desc *d)
+int qrm_print_replication(FILE *f, const qrm_desc *d, int64_t human_now_ms, char *err,
+                          size_t errlen)
 {
     const qrm_replica *leader = find(d->voters, d->n_voters, d->leader_id);
-    if (!leader)
-        return;
+    if (!leader) {
+        snprintf(err, errlen, "no leader among the voters");
+        return -1;
+    }
     size_t n = 1 + d->n_voters + d->n_observers, k = 0;
     qrm_row *rows = calloc(n, sizeof *rows);
     if (!rows) {
-        fprintf(stderr, "logrep quorum: out of memory\n");
-        return;
+        snprintf(err, errlen, "out of memory");
+        return -1;
     }
     static const char *const head[NCOL] = {"NodeId", "LogEndOffset", "Lag", "LastFetchTimestamp",
                                             "LastCaughtUpTimestamp", "Status"};
     for (int c = 0; c < NCOL; c++)
         snprintf(rows[k].cell[c], sizeof rows[k].cell[c], "%s", head[c]);
     k++;
-    fill_row(&rows[k++], leader, leader, "Leader");
-    for (size_t i = 0; i < d->n_voters; i++)
+    int bad = fill_row(&rows[k++], leader, leader, "Leader", human_now_ms, err, errlen);
+    for (size_t i = 0; !bad && i < d->n_voters; i++)
         if (d->voters[i].id != d->leader_id)
-            fill_row(&rows[k++], &d->voters[i], leader, "Follower");
-    for (size_t i = 0; i < d->n_observers; i++)
-        fill_row(&rows[k++], &d->observers[i], leader, "Observer");
+            bad = fill_row(&rows[k++], &d->voters[i], leader, "Follower", human_now_ms, err, errlen);
+    for (size_t i = 0; !bad && i < d->n_observers; i++)
+        bad = fill_row(&rows[k++], &d->observers[i], leader, "Observer", human_now_ms, err, errlen);
+    if (bad) {
+        free(rows);
+        return -1;
+    }
     size_t width[NCOL] = {0};
     for (size_t r = 0; r < k; r++)
         for (int c = 0; c < NCOL; c++)
@@ -226,4 +256,5 @@ void qrm_print_replication(FILE *f, const qrm_desc *d)
     for (size_t r = 0; r < k; r++)
         print_row(f, width, &rows[r]);
     free(rows);
+    return 0;
 }

@@ -62,7 +62,12 @@ void qrm_print_status(FILE *f, const char *cluster_id, const qrm_desc *d);
  * LastCaughtUpTimestamp, Status; the leader first, then the other voters,
  * then the observers. Every cell is padded to its column's widest value
  * (the header included) and followed by a tab, as Kafka's tools print
- * tables. Lag is the leader's log end less the replica's. */
-void qrm_print_replication(FILE *f, const qrm_desc *d);
+ * tables. Lag is the leader's log end less the replica's.
+ * human_now_ms >= 0 (--human-readable) prints known times as "N ms ago"
+ * against it; a time not after the epoch or after it is refused as
+ * Kafka's tool refuses it: nothing is printed, the reason goes to err and
+ * -1 is returned. Otherwise 0 (or -1 out of memory). */
+int qrm_print_replication(FILE *f, const qrm_desc *d, int64_t human_now_ms, char *err,
+                          size_t errlen);
 
 #endif
