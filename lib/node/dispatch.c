@@ -233,7 +233,10 @@ static int run(logrep_node *n, lr_conn *c, lr_slot *slot, const uint8_t *frame, 
         return LOGREP_ERR__CORRUPT;
     if (ctl) {
         lr_nctl_at(n, now_ms); /* the time its records carry */
-        r.ctl = 1;
+        /* The quorum's own answers (Vote, Begin/EndQuorumEpoch,
+         * DescribeQuorum) rest on the quorum's state, not on records:
+         * they are never held until the controller's records commit. */
+        r.ctl = !quorum_api(api);
     }
     return h(n, &r);
 }
