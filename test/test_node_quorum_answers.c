@@ -3,13 +3,16 @@
  * the controller's records, so they are not held until those commit
  * (lib/node/ctl_hold.c holds only the controller's answers). A Vote held
  * that way was dropped, its connection closed, as soon as granting it
- * cost this voter its leadership: the candidate never got the vote. */
+ * cost this voter its leadership: the candidate never got the vote.
+ * And a voter's fetch lost with its connection is retried after the
+ * quorum's fetch pause, not after the request timeout. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "lib/net_testutil.h"
 #include "quorum/qwire.h"
+#include "sim/memnet.h"
 
 #define VOTERS3 "1@sim:9093,2@sim:9093,3@sim:9093"
 
@@ -149,6 +152,84 @@ Test(node_quorum_answers, vote_granted_while_records_uncommitted_is_answered)
     cr_assert_eq(fint(p, "ErrorCode"), 0);
     cr_assert_eq(fint(p, "LeaderEpoch"), epoch + 1);
     cr_assert_eq(fint(p, "VoteGranted"), 1);
+    logrep_msg_free(m);
+    logrep_msg_free(r);
+    quorum_down(&w);
+}
+
+/* ------------------------------------------------------------ a lost fetch */
+
+static int contains(const uint8_t *p, size_t n, const uint8_t *x, size_t k)
+{
+    for (size_t i = 0; i + k <= n; i++)
+        if (!memcmp(p + i, x, k))
+            return 1;
+    return 0;
+}
+
+/* Whether a quorum Fetch (API 1 naming the metadata topic id 0...01)
+ * from node f waits in the network's queue; the queue is left as it was. */
+static int quorum_fetch_queued(net *w, int f)
+{
+    static const uint8_t meta_id[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    size_t n = lr_memnet_pending(w->mn);
+    int found = 0;
+    for (size_t i = 0; i < n; i++) {
+        lr_memnet_msg *m = lr_memnet_take(w->mn);
+        if (m->kind == LR_MEMNET_FRAME && m->from == f && m->len > 6 && m->data[4] == 0 &&
+            m->data[5] == LOGREP_API_FETCH && contains(m->data, m->len, meta_id, 16))
+            found = 1;
+        lr_memnet_queue(w->mn, m);
+    }
+    return found;
+}
+
+/* Closes every connection between nodes a and b; both are told. */
+static void cut_between(net *w, int a, int b)
+{
+    uint64_t lim = lr_memnet_end_limit(w->mn);
+    for (uint64_t e = 1; e < lim; e++) {
+        lr_memnet_end_info in;
+        if (lr_memnet_end(w->mn, e, &in) &&
+            ((in.owner == a && in.peer_owner == b) || (in.owner == b && in.peer_owner == a)))
+            lr_memnet_close(w->mn, e, 1);
+    }
+}
+
+/* Both followers' fetches are in flight when their connections to the
+ * leader close. Each follower's quorum is told the fetch failed and
+ * fetches again after its usual pause (election.timeout / 10), instead of
+ * waiting controller.quorum.request.timeout.ms (2 s) for an answer that
+ * cannot come: a write is committed within a few hundred ms. */
+Test(node_quorum_answers, fetch_lost_with_its_connection_is_retried)
+{
+    net w;
+    int a = quorum_up(&w);
+    int f1 = a % 3 + 1, f2 = f1 % 3 + 1;
+    /* Time passes for the followers alone, nothing delivered, until both
+     * have a fetch of the metadata log on its way to the leader. */
+    int both = 0;
+    for (int i = 0; i < 400 && !both; i++) {
+        w.now += 1;
+        logrep_node_tick(w.node[f1], w.now);
+        logrep_node_tick(w.node[f2], w.now);
+        both = quorum_fetch_queued(&w, f1) && quorum_fetch_queued(&w, f2);
+    }
+    cr_assert(both, "the followers sent no fetch within 400 ms");
+    cut_between(&w, a, f1);
+    cut_between(&w, a, f2);
+    pump(&w); /* the closes reach the nodes; the fetches are dropped */
+
+    logrep_msg *m, *r;
+    logrep_msg_new(NULL, &m);
+    logrep_msg_new(NULL, &r);
+    int64_t t0 = w.now;
+    uint64_t c = uncommitted_write(&w, a, m);
+    client_wait(&w, c, LOGREP_API_CREATE_TOPICS, 7, r, 5000);
+    cr_assert_eq(fint(elem(logrep_msg_root(r), "Topics", 0), "ErrorCode"), 0);
+    cr_assert_lt(w.now - t0, 1000, "the write committed after %lld ms: the followers waited "
+                 "for their lost fetches to time out", (long long)(w.now - t0));
+    cr_assert_eq(active_controller(&w), a);
     logrep_msg_free(m);
     logrep_msg_free(r);
     quorum_down(&w);
