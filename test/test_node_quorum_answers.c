@@ -234,3 +234,29 @@ Test(node_quorum_answers, fetch_lost_with_its_connection_is_retried)
     logrep_msg_free(r);
     quorum_down(&w);
 }
+
+/* The followers between fetches when their connections to the leader
+ * close: their next fetch, due within the connections' reconnect backoff,
+ * is sent on a new connection rather than dropped (which left the quorum
+ * waiting its request timeout for an answer). */
+Test(node_quorum_answers, fetch_during_reconnect_backoff_is_sent)
+{
+    net w;
+    int a = quorum_up(&w);
+    int f1 = a % 3 + 1, f2 = f1 % 3 + 1;
+    cut_between(&w, a, f1);
+    cut_between(&w, a, f2);
+    pump(&w);
+    logrep_msg *m, *r;
+    logrep_msg_new(NULL, &m);
+    logrep_msg_new(NULL, &r);
+    int64_t t0 = w.now;
+    uint64_t c = uncommitted_write(&w, a, m);
+    client_wait(&w, c, LOGREP_API_CREATE_TOPICS, 7, r, 5000);
+    cr_assert_eq(fint(elem(logrep_msg_root(r), "Topics", 0), "ErrorCode"), 0);
+    cr_assert_lt(w.now - t0, 1000, "the write committed after %lld ms", (long long)(w.now - t0));
+    cr_assert_eq(active_controller(&w), a);
+    logrep_msg_free(m);
+    logrep_msg_free(r);
+    quorum_down(&w);
+}

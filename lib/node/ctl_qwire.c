@@ -101,7 +101,10 @@ void lr_nq_send(logrep_node *n, int32_t to, const lr_qmsg *m)
     lr_peer *p = lr_peer_get(n, to, LR_CH_QUORUM);
     int version;
     int api = lr_qwire_api(m->type, &version);
-    if (!p || api < 0 || !lr_peer_ready(p, nq->now))
+    /* A fetch goes even while the connection is in its reconnect backoff:
+     * dropped, the quorum would count it in flight and fetch again only
+     * after its request timeout. */
+    if (!p || api < 0 || (m->type != LR_QM_FETCH_REQ && !lr_peer_ready(p, nq->now)))
         return;
     logrep_struct *root = lr_peer_start(n, api, version);
     qout *x = root ? lr_malloc(&n->alloc, sizeof *x) : NULL;
