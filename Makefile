@@ -252,7 +252,8 @@ $(B)/examples/cluster-demo: $(DEMO_SRCS) $(wildcard examples/broker/demo/*.h) $(
 # coordinator's node), the full-disk suite (one broker on a small tmpfs),
 # the descriptor suites (out of descriptors for sockets; a 9,999-partition
 # topic under a lowered RLIMIT_NOFILE), then `logrep groups` against kcat
-# -G consumer groups (groups_tool.sh), and last the minimal broker
+# -G consumer groups (groups_tool.sh), `logrep quorum` against three
+# voters and the loss of their leader (quorum_tool.sh), and last the minimal broker
 # (minimal.sh: 1 and 3 nodes of examples/minimal-broker under kcat).
 # `make test INTEROP=0` skips it.
 $(B)/test/rdk_check: test/interop/rdk_check.c $(DEMO_COMMON) $(wildcard examples/broker/demo/*.h) $(STATIC_LIB)
@@ -292,6 +293,7 @@ interop: all $(B)/test/rdk_check $(B)/test/rdk_alter $(B)/test/rdk_group $(B)/te
 	  bash test/interop/groups.sh $(B) || st=1; \
 	  bash test/interop/disk_full.sh $(B) || st=1; bash test/interop/descriptors.sh $(B) || st=1; \
 	  bash test/interop/partitions.sh $(B) || st=1; bash test/interop/groups_tool.sh $(B) || st=1; \
+	  bash test/interop/quorum_tool.sh $(B) || st=1; \
 	  bash test/interop/minimal.sh $(B) || st=1; exit $$st
 
 # ---------------------------------------------------------------- tests
@@ -305,7 +307,7 @@ $(B)/test/broker_storage.o: examples/broker/storage.c examples/broker/broker.h
 	$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE -Iexamples/broker -O1 -g $(SAN) -c $< -o $@
 
 # The pure parts of the tool (no sockets, no main) are linked in too.
-TOOL_TEST_SRCS := tools/logrep/groups_fmt.c
+TOOL_TEST_SRCS := tools/logrep/groups_fmt.c tools/logrep/quorum_fmt.c
 
 # Every test checks for leaks at its end, in its worker (test/lib/leakcheck.c
 # wraps these two Criterion entry points; docs/testing.md, "Leaks").

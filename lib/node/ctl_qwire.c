@@ -43,9 +43,24 @@ static void q_done(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_ms)
 
 static void q_failed(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_ms)
 {
-    (void)p;
-    (void)now_ms;
-    lr_free(&n->alloc, o->ctx, sizeof(qout));
+    qout *x = o->ctx;
+    lr_nq *nq = n->ctl ? n->ctl->nq : NULL;
+    /* A fetch lost with its connection (not the node's teardown, where
+     * the peer is still connected): the quorum would wait
+     * controller.quorum.request.timeout.ms for its answer, long enough
+     * for the fetch timeout to end this voter's following. It is told
+     * now, as a failed answer, and fetches again after its usual pause. */
+    if (nq && !p->connected && x->m.type == LR_QM_FETCH_REQ) {
+        lr_qmsg in = {.type = LR_QM_FETCH_RESP, .from = p->node_id, .epoch = x->m.epoch,
+                      .error = LOGREP_ERR_NETWORK_EXCEPTION, .leader_id = -1, .hw = -1,
+                      .div_epoch = -1, .div_end_offset = -1, .base_offset = x->m.fetch_offset,
+                      .last_fetched_epoch = x->m.last_fetched_epoch};
+        nq->now = now_ms;
+        lr_qlog_set_now(nq->ql, now_ms);
+        lr_quorum_receive(nq->q, &in, now_ms);
+        lr_nq_pump(n, now_ms);
+    }
+    lr_free(&n->alloc, x, sizeof *x);
 }
 
 static const lr_out_ops q_ops = {q_done, q_failed};
@@ -86,7 +101,10 @@ void lr_nq_send(logrep_node *n, int32_t to, const lr_qmsg *m)
     lr_peer *p = lr_peer_get(n, to, LR_CH_QUORUM);
     int version;
     int api = lr_qwire_api(m->type, &version);
-    if (!p || api < 0 || !lr_peer_ready(p, nq->now))
+    /* A fetch goes even while the connection is in its reconnect backoff:
+     * dropped, the quorum would count it in flight and fetch again only
+     * after its request timeout. */
+    if (!p || api < 0 || (m->type != LR_QM_FETCH_REQ && !lr_peer_ready(p, nq->now)))
         return;
     logrep_struct *root = lr_peer_start(n, api, version);
     qout *x = root ? lr_malloc(&n->alloc, sizeof *x) : NULL;

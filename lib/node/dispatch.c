@@ -240,9 +240,10 @@ static int run(logrep_node *n, lr_conn *c, lr_slot *slot, const uint8_t *frame, 
         return LOGREP_ERR__CORRUPT;
     if (ctl) {
         lr_nctl_at(n, now_ms); /* the time its records carry */
-        /* The quorum's own answers never wait for a commit: the commit
-         * may need the very voter they answer, whose fetches queue
-         * behind them on its connection. */
+        /* The quorum's own answers (Vote, Begin/EndQuorumEpoch,
+         * DescribeQuorum) rest on the quorum's state, not on records, and
+         * are never held: the commit may need the very voter they answer,
+         * whose fetches queue behind them on its connection. */
         r.ctl = !(api >= LOGREP_API_VOTE && api <= LOGREP_API_DESCRIBE_QUORUM);
     }
     return h(n, &r);

@@ -45,4 +45,7 @@ int cmd_compact(int argc, char **argv);
 /* groups.c: consumer groups of a running cluster, over the wire. */
 int cmd_groups(int argc, char **argv);
 
+/* quorum.c: the metadata quorum of a running cluster, over the wire. */
+int cmd_quorum(int argc, char **argv);
+
 #endif

@@ -13,6 +13,7 @@ static const tool_cmd commands[] = {
     {"compact", cmd_compact, "compact [--roll] [--delete-retention-ms MS] [--min-compaction-lag-ms MS] [--dedupe-buffer-size BYTES] [--segment-bytes BYTES] DIR   compact a partition directory offline: the latest record of every key (the active segment too with --roll)"},
     {"dump", cmd_dump, "dump [--print-data-log] FILE|DIR...   print record batches like kafka-dump-log"},
     {"groups", cmd_groups, "groups --bootstrap-server HOST:PORT[,...] [--timeout MS] (--list [--state [STATE,...]] [--protocol-type] | --describe (--group G... | --all-groups))   list consumer groups, or their members, committed offsets and lag, like kafka-consumer-groups"},
+    {"quorum", cmd_quorum, "quorum --bootstrap-server HOST:PORT[,...] [--timeout MS] --describe [--status | --replication [--human-readable]]   the metadata quorum's leader, epoch, high watermark and replicas (ask a voter's controller listener), like kafka-metadata-quorum describe"},
 };
 
 static void usage(FILE *f)
