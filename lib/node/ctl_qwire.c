@@ -49,8 +49,11 @@ static void q_failed(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_ms)
      * the peer is still connected): the quorum would wait
      * controller.quorum.request.timeout.ms for its answer, long enough
      * for the fetch timeout to end this voter's following. It is told
-     * now, as a failed answer, and fetches again after its usual pause. */
-    if (nq && !p->connected && x->m.type == LR_QM_FETCH_REQ) {
+     * now, as a failed answer, and fetches again after its usual pause.
+     * Not while the quorum is sending (a failed send closes the
+     * connection and fails what is in flight on it): the quorum is not
+     * re-entered; its request timeout covers that fetch. */
+    if (nq && !nq->sending && !p->connected && x->m.type == LR_QM_FETCH_REQ) {
         lr_qmsg in = {.type = LR_QM_FETCH_RESP, .from = p->node_id, .epoch = x->m.epoch,
                       .error = LOGREP_ERR_NETWORK_EXCEPTION, .leader_id = -1, .hw = -1,
                       .div_epoch = -1, .div_end_offset = -1, .base_offset = x->m.fetch_offset,
@@ -115,8 +118,11 @@ void lr_nq_send(logrep_node *n, int32_t to, const lr_qmsg *m)
     x->m.n_entries = 0;
     lr_buf_clear(&nq->recs);
     int err = lr_qwire_encode(&nq->w, n->peers.out, m, to, nq->now, &nq->recs);
-    if (!err)
+    if (!err) {
+        nq->sending = 1;
         err = lr_peer_send(n, p, &q_ops, x, nq->now);
+        nq->sending = 0;
+    }
     if (err) {
         LR_LOG(&n->logger, LOGREP_LEVEL_DEBUG, "quorum", "%s to %d not sent: %s",
                logrep_proto_api_name(api), (int)to, logrep_err_name(err));

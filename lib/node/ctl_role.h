@@ -33,6 +33,7 @@ typedef struct lr_nq {
     int32_t active_epoch;
     int32_t told_epoch, told_leader; /* the leader last handed to lr_voters_learn */
     int pumping;
+    int sending;                     /* lr_nq_send is in lr_peer_send */
     int64_t now;
     /* The inbound quorum request being handled (ctl_qwire.c). */
     const lr_req *cur;
