@@ -536,3 +536,26 @@ Test(node_quorum, broker_moves_off_a_dead_controller)
                  (int)w.node[4]->ctl_id, b);
     quorum_teardown(&w);
 }
+
+/* A commit wakes the brokers' metadata fetches parked on the active
+ * controller at once, also for records it had applied when it proposed
+ * them: a client that created a topic finds it on every broker right
+ * after the answer, not a long-poll (500 ms) later. */
+Test(node_quorum, brokers_learn_a_commit_at_once)
+{
+    net w;
+    quorum_setup(&w, 3);
+    int a = settle(&w, 10000);
+    cr_assert_geq(a, 1);
+    run(&w, 1000); /* every broker's metadata fetch parked on the controller */
+    uint64_t c = create_send(&w, a, "CONTROLLER", "fast", 1);
+    cr_assert_eq(create_answer(&w, c, 3000), 0);
+    run(&w, 60);
+    for (int id = 1; id <= 3; id++) {
+        char buf[512];
+        logrep_node_describe(w.node[id], "fast", 0, buf, sizeof buf);
+        cr_assert(strstr(buf, "Topic: fast"), "node %d does not know the topic 60 ms after: %s",
+                  id, buf);
+    }
+    quorum_teardown(&w);
+}

@@ -92,6 +92,7 @@ int lr_nq_start(logrep_node *n, struct lr_ctl_role *r, int fresh, int64_t now_ms
     r->nq = nq;
     nq->hw = -1;
     nq->told_epoch = nq->told_leader = -1;
+    nq->told_hw = -1;
     nq->now = now_ms;
     lr_buf_init(&nq->recs, &n->alloc);
     snprintf(nq->dir, sizeof nq->dir, "%s/%s-0", n->log_dir, LR_METADATA_TOPIC);
@@ -287,6 +288,14 @@ void lr_nq_pump(logrep_node *n, int64_t now_ms)
             again = 1;
         }
         int err = apply_committed(n, nq);
+        if (nq->hw > nq->told_hw) {
+            /* Brokers' metadata fetches parked here read up to the commit
+             * point: wake them. On the leader the records were applied
+             * when proposed, so apply_committed may have had nothing to
+             * do. */
+            nq->told_hw = nq->hw;
+            lr_node_metadata_changed(n);
+        }
         if (err)
             LR_LOG(&n->logger, LOGREP_LEVEL_ERROR, "quorum", "reading committed records: %s",
                    logrep_err_name(err));

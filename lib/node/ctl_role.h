@@ -29,6 +29,7 @@ typedef struct lr_nq {
     int64_t persist_retry_ms;        /* after a failed write */
     int64_t hw;                      /* the latest fx.commit */
     int64_t applied;                 /* the controller's image holds the log below this */
+    int64_t told_hw;                 /* the commit point parked metadata fetches were woken for */
     int active;                      /* the controller answers: leader, LeaderChange committed */
     int32_t active_epoch;
     int32_t told_epoch, told_leader; /* the leader last handed to lr_voters_learn */
