@@ -559,3 +559,38 @@ Test(node_quorum, brokers_learn_a_commit_at_once)
     }
     quorum_teardown(&w);
 }
+
+/* A broker that learns of a new active controller heartbeats it at once:
+ * that controller started the broker's session when it took over, and a
+ * heartbeat a whole interval later can come after the session timeout
+ * (simulator seed 22524: a broker cut off until the heal found the new
+ * controller 180 ms before its session there expired, and was fenced).
+ * Built here: broker 4 asks a standby, as after being cut off, with its
+ * last heartbeat just sent; its parked metadata fetch names the active
+ * controller, and a heartbeat must reach it well before the interval. */
+Test(node_quorum, a_broker_heartbeats_a_new_controller_at_once)
+{
+    net w;
+    quorum_setup(&w, 4);
+    int a = settle(&w, 10000);
+    cr_assert_geq(a, 1);
+    run(&w, 1000);
+    int standby = a % 3 + 1;
+    logrep_node *b4 = w.node[4];
+    cr_assert_eq(b4->ctl_id, a);
+    run(&w, 1); /* not in the middle of a heartbeat */
+    for (int t = 0; t < 3000 && b4->life.heartbeat_in_flight; t++)
+        run(&w, 1);
+    b4->ctl_id = standby;
+    b4->life.last_heartbeat = w.now;
+    int64_t sent = w.requests_sent[4][LOGREP_API_BROKER_HEARTBEAT];
+    int64_t hb = lr_conf_int(b4->conf, LR_CONF_BROKER_HEARTBEAT_INTERVAL_MS);
+    run(&w, 700);
+    cr_assert_lt(700, hb / 2, "the heartbeat interval (%lld ms) is too short for this test",
+                 (long long)hb);
+    cr_assert_eq(b4->ctl_id, a, "broker 4 asks node %d, not the active controller %d",
+                 (int)b4->ctl_id, a);
+    cr_assert_gt(w.requests_sent[4][LOGREP_API_BROKER_HEARTBEAT], sent,
+                 "no heartbeat within 700 ms of learning the active controller");
+    quorum_teardown(&w);
+}

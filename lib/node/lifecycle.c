@@ -167,6 +167,7 @@ static void send_heartbeat(logrep_node *n, int64_t now_ms)
         n->life.heartbeat_in_flight = 1;
         n->life.last_heartbeat = now_ms;
         n->life.hb_offset = offset;
+        n->life.hb_redirect = 0;
         n->life.shutdown_asked |= n->life.shutting_down;
     }
 }
@@ -174,14 +175,25 @@ static void send_heartbeat(logrep_node *n, int64_t now_ms)
 /* While the controller moves leadership away, a shutting-down broker asks
  * again this often instead of back to back. */
 #define LR_SHUTDOWN_HEARTBEAT_MS 50
+/* After a voter refused (a standby), the next one is asked this long
+ * after, so a cluster without an active controller is not asked back to
+ * back. */
+#define LR_REDIRECT_HEARTBEAT_MS 50
 
 /* When the next heartbeat is due earlier than the interval: a fenced
  * broker reports each metadata step at once (it is unfenced, and its
  * partitions get leaders, as soon as it has caught up, not a heartbeat
  * interval later); a broker starting its controlled shutdown asks at once
- * and then every LR_SHUTDOWN_HEARTBEAT_MS. INT64_MAX: at the interval. */
+ * and then every LR_SHUTDOWN_HEARTBEAT_MS; a broker whose active
+ * controller changed asks the new one at once: the new controller
+ * started every session when it took over, and a heartbeat an interval
+ * later can come after the session timeout. INT64_MAX: at the interval. */
 static int64_t heartbeat_due_early(const logrep_node *n, int64_t now_ms)
 {
+    if (n->life.hb_redirect == 1)
+        return now_ms;
+    if (n->life.hb_redirect == 2)
+        return n->life.last_heartbeat + LR_REDIRECT_HEARTBEAT_MS;
     if (n->life.shutting_down)
         return n->life.shutdown_asked ? n->life.last_heartbeat + LR_SHUTDOWN_HEARTBEAT_MS : now_ms;
     if (n->life.fenced && lr_md_next_offset(n->md.img) - 1 > n->life.hb_offset)

@@ -93,6 +93,10 @@ typedef struct lr_life {
     int fenced;
     int shutting_down;
     int shutdown_asked;   /* a heartbeat with WantShutDown went out */
+    /* The active controller changed (lr_voters_learn: 1, at once) or a
+     * voter refused (lr_voters_next: 2, after a short pause): heartbeat
+     * the new one early, since its takeover started our session there. */
+    int hb_redirect;
     int shutdown_done;
     int64_t previous_clean_epoch; /* from the clean-shutdown marker, -1 none */
 } lr_life;

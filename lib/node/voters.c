@@ -100,6 +100,7 @@ void lr_voters_learn(logrep_node *n, int32_t leader)
         LR_LOG(&n->logger, LOGREP_LEVEL_INFO, "node", "the active controller is now %d (was %d)",
                (int)leader, (int)n->ctl_id);
         n->ctl_id = leader;
+        n->life.hb_redirect = 1;
     }
 }
 
@@ -111,4 +112,6 @@ void lr_voters_next(logrep_node *n, int32_t failed)
     while (i < n->n_voters && n->voters[i].id != failed)
         i++;
     n->ctl_id = n->voters[(i + 1) % n->n_voters].id;
+    if (!n->life.hb_redirect)
+        n->life.hb_redirect = 2;
 }
