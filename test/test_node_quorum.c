@@ -594,3 +594,27 @@ Test(node_quorum, a_broker_heartbeats_a_new_controller_at_once)
                  "no heartbeat within 700 ms of learning the active controller");
     quorum_teardown(&w);
 }
+
+/* A clean shutdown of the active controller hands the quorum's
+ * leadership over before it is done: when the node stops, another voter
+ * is already the active controller (without the handover the others
+ * would wait for the fetch timeout, 2 s, and an election). */
+Test(node_quorum, clean_shutdown_of_the_active_controller_hands_over)
+{
+    net w;
+    quorum_setup(&w, 3);
+    int a = settle(&w, 10000);
+    cr_assert_geq(a, 1);
+    cr_assert_eq(logrep_node_shutdown(w.node[a], w.now), LOGREP_OK);
+    int64_t t = 0;
+    for (; t < 8000 && !logrep_node_shutdown_done(w.node[a]); t += 10)
+        run(&w, 10);
+    cr_assert(logrep_node_shutdown_done(w.node[a]), "the shutdown did not finish in 8 s");
+    cr_assert_lt(t, 4000, "the shutdown took %lld ms: it waited for the handover's timeout",
+                 (long long)t);
+    kill_node(&w, a);
+    run(&w, 100);
+    int b = active_controller(&w);
+    cr_assert(b >= 1 && b != a, "no other active controller 100 ms after node %d stopped", a);
+    quorum_teardown(&w);
+}

@@ -168,7 +168,10 @@ LOGREP_API int64_t logrep_node_tick(logrep_node *node, int64_t now_ms);
 
 /** Starts a controlled shutdown: leadership is moved away through the
  *  controller, then the logs are flushed and the clean-shutdown marker is
- *  written. Keep calling tick until logrep_node_shutdown_done().
+ *  written. A node leading the controller quorum then resigns and waits
+ *  until another voter leads (at most 5 s), so the cluster does not wait
+ *  an election timeout for it. Keep calling tick, and delivering
+ *  input, until logrep_node_shutdown_done().
  *  @return LOGREP_OK. */
 LOGREP_API logrep_err logrep_node_shutdown(logrep_node *node, int64_t now_ms);
 LOGREP_API int logrep_node_shutdown_done(const logrep_node *node);

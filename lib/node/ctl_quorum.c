@@ -93,6 +93,7 @@ int lr_nq_start(logrep_node *n, struct lr_ctl_role *r, int fresh, int64_t now_ms
     nq->hw = -1;
     nq->told_epoch = nq->told_leader = -1;
     nq->told_hw = -1;
+    nq->resign_at = -1;
     nq->now = now_ms;
     lr_buf_init(&nq->recs, &n->alloc);
     snprintf(nq->dir, sizeof nq->dir, "%s/%s-0", n->log_dir, LR_METADATA_TOPIC);
@@ -320,8 +321,10 @@ int64_t lr_nq_tick(logrep_node *n, int64_t now_ms)
     nq->now = now_ms;
     lr_qlog_set_now(nq->ql, now_ms);
     lr_quorum_tick(nq->q, now_ms);
+    int64_t next = lr_nq_handover_tick(n, nq, now_ms);
     lr_nq_pump(n, now_ms);
-    int64_t next = lr_quorum_deadline(nq->q);
+    int64_t qnext = lr_quorum_deadline(nq->q);
+    next = qnext < next ? qnext : next;
     if (nq->persist_pending && nq->persist_retry_ms < next)
         next = nq->persist_retry_ms;
     return next;

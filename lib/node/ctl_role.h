@@ -43,6 +43,11 @@ typedef struct lr_nq {
     int cur_answered;
     lr_buf recs;                     /* a Fetch answer's batches */
     uint64_t held;                   /* answers waiting for a commit (ctl_hold.c) */
+    /* A clean shutdown's handover (ctl_handover.c): resign_at -1 until
+     * this leader resigned; handed_over once the shutdown may finish. */
+    int64_t resign_at;
+    int32_t resign_epoch;
+    int handed_over;
 } lr_nq;
 
 struct lr_ctl_role {
@@ -90,6 +95,11 @@ int lr_nctl_quorum_view(const logrep_node *n, lr_nq_view *out);
 /* Up to max entries of this voter's metadata log from `from` (valid until
  * the node's next event); 0 at the end or on a read error. */
 size_t lr_nctl_quorum_read(logrep_node *n, int64_t from, lr_qentry *es, size_t max);
+
+/* ---- ctl_handover.c ---- */
+/* From the tick: resigns a leader whose node is shutting down once its
+ * broker part is done; the next deadline. */
+int64_t lr_nq_handover_tick(logrep_node *n, lr_nq *nq, int64_t now_ms);
 
 /* ---- ctl_qwire.c ---- */
 /* Effects: a message for voter `to`. */

@@ -373,7 +373,8 @@ LOGREP_API logrep_err logrep_node_shutdown(logrep_node *n, int64_t now_ms)
 
 LOGREP_API int logrep_node_shutdown_done(const logrep_node *n)
 {
-    return n && n->life.shutdown_done;
+    /* A leader of the controller quorum also hands its leadership over. */
+    return n && n->life.shutdown_done && lr_nctl_handed_over(n);
 }
 
 /* ------------------------------------------------------------ observability */

@@ -567,6 +567,9 @@ int lr_nctl_quorum(const logrep_node *n);
 /* 1 when this node's controller answers controller requests: it has the
  * role, has not failed, and (with a quorum) is the active controller. */
 int lr_nctl_serving(const logrep_node *n);
+/* 1 unless this node leads the controller quorum and is shutting down
+ * without having handed the leadership over yet (ctl_handover.c). */
+int lr_nctl_handed_over(const logrep_node *n);
 /* With a quorum: the offset below which the image holds the committed
  * log (-1 without one). */
 int64_t lr_nctl_committed(const logrep_node *n);
