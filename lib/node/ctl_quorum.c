@@ -380,6 +380,8 @@ int lr_nctl_quorum_view(const logrep_node *n, lr_nq_view *out)
     out->abstaining = lr_quorum_recovering(nq->q);
     int64_t end = logrep_log_end_offset(n->ctl->log);
     out->end = end;
+    out->start = logrep_log_start_offset(n->ctl->log);
+    out->applied = nq->applied;
     out->hw = nq->hw < end ? nq->hw : end;
     return 0;
 }

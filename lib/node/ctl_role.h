@@ -90,6 +90,8 @@ typedef struct lr_nq_view {
     int abstaining;           /* after a lost quorum-state */
     int64_t hw;               /* committed below this here (-1 unknown) */
     int64_t end;              /* the metadata log's end */
+    int64_t start;            /* its start (above 0 once trimmed below a snapshot) */
+    int64_t applied;          /* the controller's image holds the log below this */
 } lr_nq_view;
 int lr_nctl_quorum_view(const logrep_node *n, lr_nq_view *out);
 /* Up to max entries of this voter's metadata log from `from` (valid until

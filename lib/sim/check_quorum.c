@@ -6,7 +6,10 @@
  *   reports its committed prefix (the smaller of its commit point and its
  *   log end); the entries below it must equal M, and those past M's end
  *   extend it (Q2). Within an incarnation a voter's log never ends below
- *   what it already reported committed.
+ *   what it already reported committed. Below a log trimmed to a
+ *   snapshot the entries are not read again: the log never starts above
+ *   M's end, and a standby voter's image (replayed, or loaded from a
+ *   snapshot) is M's image at its offset, as for brokers (Q2).
  * - The committed image: M replayed into a standby controller of the
  *   simulator's own. It is the checker's controller view (check.c): what
  *   brokers can learn. Unclean elections are seen in its records.
@@ -63,6 +66,8 @@ struct lr_sim_qck {
     size_t n_prev, cap_prev;
     uint32_t binc[LR_SIM_MAXN + 1];
     int64_t bnext[LR_SIM_MAXN + 1];
+    uint32_t vinc[LR_SIM_MAXN + 1]; /* standby images checked, as for brokers */
+    int64_t vnext[LR_SIM_MAXN + 1];
 };
 
 static uint64_t mask_of(const int32_t *ids, int32_t n)
@@ -313,6 +318,15 @@ static void check_voter(logrep_sim *s, struct lr_sim_qck *q, int32_t id)
                          v.active_epoch);
         }
     }
+    if (v.start > (int64_t)q->n) {
+        lr_sim_fail(s, "Q2: voter %d's metadata log starts at %lld, above the %lld entries "
+                       "committed", id, (long long)v.start, (long long)q->n);
+        return;
+    }
+    /* Below the start a snapshot stands in for the log: what the voter
+     * built from it is checked as an image (below). */
+    if (q->verified[id] < v.start)
+        q->verified[id] = v.start;
     if (v.end < q->verified[id]) {
         lr_sim_fail(s, "Q2: voter %d's metadata log ends at %lld, below the %lld entries it "
                        "reported committed", id, (long long)v.end, (long long)q->verified[id]);
@@ -366,6 +380,63 @@ static void check_voter(logrep_sim *s, struct lr_sim_qck *q, int32_t id)
 
 /* ------------------------------------------------------------ brokers */
 
+/* An image at metadata offset `next` against the committed history: every
+ * partition of the simulator's topic as the committed log had it there.
+ * 0, or 1 after reporting the difference as `what`. */
+static int check_image(logrep_sim *s, struct lr_sim_qck *q, const char *what, int32_t id,
+                       const lr_md_image *img, int64_t next)
+{
+    const lr_md_topic *t = lr_md_topic_by_name(img, LR_SIM_TOPIC);
+    for (int32_t p = 0; p < s->conf.partitions; p++) {
+        /* The committed image's partition as of offset `next`. */
+        qhist want = {0, -2, -1, -1, 0};
+        for (size_t i = q->nh[p]; i-- > 0;)
+            if (q->h[p][i].next <= next) {
+                want = q->h[p][i];
+                break;
+            }
+        const lr_md_partition *mp = t ? lr_md_partition_get(t, p) : NULL;
+        qhist got = {next, -2, -1, -1, 0};
+        if (mp) {
+            got.leader = mp->leader;
+            got.leader_epoch = mp->leader_epoch;
+            got.partition_epoch = mp->partition_epoch;
+            got.isr = mask_of(mp->isr, mp->n_isr);
+        }
+        if (got.leader != want.leader || got.leader_epoch != want.leader_epoch ||
+            got.partition_epoch != want.partition_epoch || got.isr != want.isr) {
+            lr_sim_fail(s, "%s %d at metadata offset %lld has partition %d leader %d "
+                           "epoch %d partition epoch %d; the committed log has leader %d epoch %d "
+                           "partition epoch %d there",
+                        what, id, (long long)next, p, got.leader, got.leader_epoch,
+                        got.partition_epoch, want.leader, want.leader_epoch,
+                        want.partition_epoch);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A standby voter's image (replayed committed records, or built from a
+ * snapshot) is the committed image at its offset. */
+static void check_standby(logrep_sim *s, struct lr_sim_qck *q, int32_t id, const lr_nq_view *v)
+{
+    const lr_md_image *img = lr_nctl_image(s->node[id]);
+    if (!img || v->active)
+        return;
+    int64_t next = lr_md_next_offset(img);
+    if (q->vinc[id] == s->inc[id] && q->vnext[id] == next)
+        return;
+    q->vinc[id] = s->inc[id];
+    q->vnext[id] = next;
+    if (next > (int64_t)q->n) {
+        lr_sim_fail(s, "Q2: standby voter %d's image is at offset %lld; only %lld entries are "
+                       "committed", id, (long long)next, (long long)q->n);
+        return;
+    }
+    check_image(s, q, "Q2: standby voter", id, img, next);
+}
+
 static void check_broker(logrep_sim *s, struct lr_sim_qck *q, int32_t id)
 {
     logrep_node *n = s->node[id];
@@ -386,34 +457,7 @@ static void check_broker(logrep_sim *s, struct lr_sim_qck *q, int32_t id)
                        "committed", id, (long long)next, (long long)q->n);
         return;
     }
-    const lr_md_topic *t = lr_md_topic_by_name(n->md.img, LR_SIM_TOPIC);
-    for (int32_t p = 0; p < s->conf.partitions; p++) {
-        /* The committed image's partition as of offset `next`. */
-        qhist want = {0, -2, -1, -1, 0};
-        for (size_t i = q->nh[p]; i-- > 0;)
-            if (q->h[p][i].next <= next) {
-                want = q->h[p][i];
-                break;
-            }
-        const lr_md_partition *mp = t ? lr_md_partition_get(t, p) : NULL;
-        qhist got = {next, -2, -1, -1, 0};
-        if (mp) {
-            got.leader = mp->leader;
-            got.leader_epoch = mp->leader_epoch;
-            got.partition_epoch = mp->partition_epoch;
-            got.isr = mask_of(mp->isr, mp->n_isr);
-        }
-        if (got.leader != want.leader || got.leader_epoch != want.leader_epoch ||
-            got.partition_epoch != want.partition_epoch || got.isr != want.isr) {
-            lr_sim_fail(s, "Q3: broker %d at metadata offset %lld has partition %d leader %d "
-                           "epoch %d partition epoch %d; the committed log has leader %d epoch %d "
-                           "partition epoch %d there",
-                        id, (long long)next, p, got.leader, got.leader_epoch,
-                        got.partition_epoch, want.leader, want.leader_epoch,
-                        want.partition_epoch);
-            return;
-        }
-    }
+    check_image(s, q, "Q3: broker", id, n->md.img, next);
 }
 
 void lr_sim_qck_step(logrep_sim *s)
@@ -427,9 +471,12 @@ void lr_sim_qck_step(logrep_sim *s)
         lr_nq_view v;
         char why[200];
         const lr_md_image *img = s->node[id] ? lr_nctl_image(s->node[id]) : NULL;
-        if (img && lr_nctl_quorum_view(s->node[id], &v) == 0 && v.active &&
-            lr_md_check_invariants(img, why, sizeof why) != 0)
+        if (!img || lr_nctl_quorum_view(s->node[id], &v) != 0)
+            continue;
+        if (v.active && lr_md_check_invariants(img, why, sizeof why) != 0)
             lr_sim_fail(s, "I13: active controller %d's image: %s", id, why);
+        else
+            check_standby(s, q, id, &v);
     }
     for (int32_t id = 1; id <= s->nb && !s->failed; id++)
         check_broker(s, q, id);
