@@ -303,9 +303,9 @@ Test(node_quorum, standby_voters_refuse_and_brokers_forward)
 }
 
 /* DescribeQuorum v2 through node `to`'s listener: the answer's error,
- * leader and voter count. */
-static int describe(net *w, int to, const char *listener, int32_t *leader, int *voters,
-                    int64_t *hw)
+ * leader, voter count and (observers not NULL) observer count. */
+static int describe_obs(net *w, int to, const char *listener, int32_t *leader, int *voters,
+                        int64_t *hw, int *observers)
 {
     logrep_msg *m, *r;
     logrep_msg_new(NULL, &m);
@@ -326,10 +326,18 @@ static int describe(net *w, int to, const char *listener, int32_t *leader, int *
         *leader = (int32_t)fint(p, "LeaderId");
         *hw = fint(p, "HighWatermark");
         *voters = logrep_struct_count(p, logrep_struct_field(p, "CurrentVoters"));
+        if (observers)
+            *observers = logrep_struct_count(p, logrep_struct_field(p, "Observers"));
     }
     logrep_msg_free(m);
     logrep_msg_free(r);
     return code;
+}
+
+static int describe(net *w, int to, const char *listener, int32_t *leader, int *voters,
+                    int64_t *hw)
+{
+    return describe_obs(w, to, listener, leader, voters, hw, NULL);
 }
 
 Test(node_quorum, describe_quorum)
@@ -354,6 +362,25 @@ Test(node_quorum, describe_quorum)
     leader = -1;
     cr_assert_eq(describe(&w, s, "PLAINTEXT", &leader, &voters, &hw), 0);
     cr_assert_eq(leader, a);
+    quorum_teardown(&w);
+}
+
+/* Brokers that are not voters follow the committed log on the active
+ * controller: DescribeQuorum lists them as observers (combined nodes are
+ * voters, and are not listed twice). */
+Test(node_quorum, describe_quorum_lists_brokers_as_observers)
+{
+    net w;
+    quorum_setup(&w, 4);
+    int a = settle(&w, 10000);
+    cr_assert_geq(a, 1);
+    run(&w, 1000);
+    int32_t leader = -1;
+    int voters = 0, observers = -1;
+    int64_t hw = -1;
+    cr_assert_eq(describe_obs(&w, a, "CONTROLLER", &leader, &voters, &hw, &observers), 0);
+    cr_assert_eq(voters, 3);
+    cr_assert_eq(observers, 1, "observers: %d, want broker 4 alone", observers);
     quorum_teardown(&w);
 }
 

@@ -141,6 +141,7 @@ static int64_t run_fetch(logrep_node *n, logrep_msg *req, logrep_msg *resp, int 
                 lr_f_set_int(rp, LR_FN_HighWatermark, hw);
                 lr_f_set_int(rp, LR_FN_LastStableOffset, hw);
                 lr_f_set_int(rp, LR_FN_LogStartOffset, ls);
+                lr_nctl_observed(n, replica_epoch, lr_f_int(qp, LR_FN_FetchOffset), now_ms);
                 int32_t qepoch, qleader = lr_nctl_quorum_leader(n, &qepoch);
                 logrep_struct *cl;
                 /* With a quorum: who the active controller is, for the

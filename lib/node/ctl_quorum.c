@@ -386,6 +386,22 @@ int lr_nctl_quorum_view(const logrep_node *n, lr_nq_view *out)
     return 0;
 }
 
+void lr_nctl_observed(logrep_node *n, int64_t broker_epoch, int64_t fetch_offset,
+                      int64_t now_ms)
+{
+    lr_nq *nq = nq_of(n);
+    if (!nq || !nq->active)
+        return;
+    const lr_md_image *img = lr_ctl_image(n->ctl->ctl);
+    for (size_t i = 0, nb = lr_md_broker_count(img); i < nb; i++) {
+        const lr_md_broker *b = lr_md_broker_at(img, i);
+        if (b->epoch == broker_epoch) {
+            lr_quorum_observed(nq->q, b->id, fetch_offset, now_ms);
+            return;
+        }
+    }
+}
+
 size_t lr_nctl_quorum_read(logrep_node *n, int64_t from, lr_qentry *es, size_t max)
 {
     lr_nq *nq = nq_of(n);

@@ -570,6 +570,11 @@ int lr_nctl_serving(const logrep_node *n);
 /* 1 unless this node leads the controller quorum and is shutting down
  * without having handed the leadership over yet (ctl_handover.c). */
 int lr_nctl_handed_over(const logrep_node *n);
+/* A broker's metadata fetch served here (its broker epoch and fetch
+ * offset): the active controller lists a broker that is not a voter among
+ * the quorum's observers (DescribeQuorum). */
+void lr_nctl_observed(logrep_node *n, int64_t broker_epoch, int64_t fetch_offset,
+                      int64_t now_ms);
 /* With a quorum: the offset below which the image holds the committed
  * log (-1 without one). */
 int64_t lr_nctl_committed(const logrep_node *n);

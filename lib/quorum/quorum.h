@@ -234,6 +234,12 @@ typedef struct lr_quorum_desc {
     size_t n_observers;
 } lr_quorum_desc;
 
+/* A fetch of the committed log by `id` at fetch_offset that the host
+ * served itself (a broker that is not a voter): an acting leader lists it
+ * among the observers, as if it had fetched from the quorum. Ignored
+ * elsewhere, and for voters. */
+void lr_quorum_observed(lr_quorum *q, int32_t id, int64_t fetch_offset, int64_t now_ms);
+
 /* Fills *d; returns d->error: 0 on an acting leader (its leadership
  * durable, its LeaderChange record appended), else
  * LOGREP_ERR_NOT_LEADER_OR_FOLLOWER. */
