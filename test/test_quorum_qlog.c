@@ -353,7 +353,7 @@ Test(quorum_store, qlog_read_of_a_corrupt_batch_answers_nothing)
     mlog_fini(&m);
 }
 
-Test(quorum_store, qlog_new_refuses_logs_it_cannot_serve)
+Test(quorum_store, qlog_new_refuses_logs_it_cannot_serve_and_takes_a_trimmed_one)
 {
     mlog m;
     mlog_init(&m, 0);
@@ -369,10 +369,14 @@ Test(quorum_store, qlog_new_refuses_logs_it_cannot_serve)
     m.st->close(m.st->ctx, f);
     cr_assert_eq(logrep_log_open(m.conf, m.st, MDIR, m.now, &m.log), 0);
     cr_assert_eq(lr_qlog_new(NULL, m.log, NULL, &m.ql), LOGREP_ERR__CORRUPT);
-    /* A log that does not start at 0 (no snapshots yet). */
+    /* A log that does not start at 0 is served (trimmed below a
+     * snapshot, test_quorum_snapfetch.c has the rest). */
     cr_assert_eq(logrep_log_epoch_assign(m.log, 2, 3), 0);
     cr_assert_eq(logrep_log_advance_start(m.log, 2), 0);
-    cr_assert_eq(lr_qlog_new(NULL, m.log, NULL, &m.ql), LOGREP_ERR__UNSUPPORTED);
+    cr_assert_eq(lr_qlog_new(NULL, m.log, NULL, &m.ql), 0);
+    cr_assert_eq(lr_qlog_ops()->start_offset(m.ql), 2);
+    cr_assert_eq(lr_qlog_ops()->truncate(m.ql, 1), LOGREP_ERR__INVALID_ARG);
+    lr_qlog_free(m.ql);
     cr_assert_eq(lr_qlog_new(NULL, NULL, NULL, &m.ql), LOGREP_ERR__INVALID_ARG);
     m.ql = NULL;
     mlog_fini(&m);

@@ -9,7 +9,9 @@
  * LOGREP_QUORUM_SEEDS=n runs n seeds per test instead of the default
  * (make test's budget), LOGREP_QUORUM_SEED=s runs seed s alone and
  * LOGREP_QUORUM_STEPS=k sets the chaos steps (docs/quorum.md). A failure
- * prints its seed. */
+ * prints its seed. With snap_permille the nodes also snapshot and trim
+ * their logs at random (each checked against the model), so that laggards,
+ * restarted and wiped voters and the observer fetch snapshots. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +26,7 @@ static long env_long(const char *name, long dflt)
 }
 
 typedef struct totals {
-    long seeds, steps, elections, crashes, disk_losses, partitions, jumps;
+    long seeds, steps, elections, crashes, disk_losses, partitions, jumps, snapshots, installs;
     uint64_t committed;
 } totals;
 
@@ -48,6 +50,8 @@ static void run_seed(int voters, int observers, uint64_t seed, const qt_params *
     t->disk_losses += c->disk_losses;
     t->partitions += c->partitions;
     t->jumps += c->jumps;
+    t->snapshots += c->snapshots;
+    t->installs += c->installs;
     t->committed += c->n_committed;
     qt_free(c);
 }
@@ -65,10 +69,13 @@ static void sweep(int voters, int observers, const qt_params *p, long dflt_seeds
             run_seed(voters, observers, base + (uint64_t)i, p, steps, &t);
     }
     cr_log_info("%d voters: %ld seeds, %ld steps, %ld elections, %ld crashes, %ld disk losses, "
-                "%ld partitions, %ld clock jumps, %llu entries committed",
+                "%ld partitions, %ld clock jumps, %llu entries committed, %ld snapshots taken, "
+                "%ld installed",
                 voters, t.seeds, t.steps, t.elections, t.crashes, t.disk_losses, t.partitions,
-                t.jumps, (unsigned long long)t.committed);
+                t.jumps, (unsigned long long)t.committed, t.snapshots, t.installs);
     cr_assert_gt(t.elections, 0);
+    if (p->snap_permille && !one)
+        cr_assert_gt(t.installs, 0, "no snapshot was ever fetched");
 }
 
 static const qt_params HOSTILE = {.drop_pct = 10, .dup_pct = 5, .min_delay = 1, .max_delay = 25,
@@ -112,4 +119,19 @@ Test(quorum_random, five_voters_pre_vote)
     qt_params p = HOSTILE;
     p.pre_vote = 1;
     sweep(5, 1, &p, 3, 6000);
+}
+
+Test(quorum_random, three_voters_and_an_observer_snapshots)
+{
+    qt_params p = HOSTILE;
+    p.snap_permille = 15;
+    sweep(3, 1, &p, 8, 7000);
+}
+
+Test(quorum_random, five_voters_and_an_observer_snapshots_pre_vote)
+{
+    qt_params p = HOSTILE;
+    p.pre_vote = 1;
+    p.snap_permille = 15;
+    sweep(5, 1, &p, 4, 8000);
 }

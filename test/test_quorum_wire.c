@@ -164,6 +164,8 @@ static void same(const lr_qmsg *a, const lr_qmsg *b)
         cr_assert_eq(a->last_fetched_epoch, b->last_fetched_epoch);
         same_entries(a, b);
         break;
+    case LR_QM_FSNAP_REQ:
+    case LR_QM_FSNAP_RESP: cr_assert_fail("FetchSnapshot has no codec yet"); break;
     }
 }
 

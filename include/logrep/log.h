@@ -207,6 +207,25 @@ LOGREP_API logrep_err logrep_log_offset_for_time(logrep_log *log, int64_t timest
  *  `offset`. @return LOGREP_OK, storage errors. */
 LOGREP_API logrep_err logrep_log_truncate(logrep_log *log, int64_t offset);
 
+/** Kafka's truncateFullyAndStartAt: empties the log and starts it again
+ *  at `offset`, which may lie anywhere, past the log end too (a follower
+ *  that installed a snapshot ending there). Every segment is deleted and
+ *  an empty one made at `offset`; log start, end and recovery point become
+ *  `offset`; the leader-epoch cache and the producer state are cleared; a
+ *  cleaning pass under way is aborted; the checkpoints are written, so a
+ *  reopen finds the log empty at `offset`.
+ *  Crash safety: the batches at and above `offset` are cut first (synced),
+ *  then the log-start checkpoint names `offset`, after which a reopen
+ *  drops whatever remains below it; then the rest goes. A crash leaves
+ *  the log as it was (when `offset` is at or past its end), or as it was
+ *  cut at the batch holding `offset` (as logrep_log_truncate() would), or
+ *  empty at `offset`: never anything below `offset` readable once the
+ *  checkpoint is written.
+ *  @return LOGREP_OK, LOGREP_ERR__INVALID_ARG (negative offset), storage
+ *  errors (the log then refuses every change until reopened:
+ *  LOGREP_ERR_KAFKA_STORAGE_ERROR). */
+LOGREP_API logrep_err logrep_log_truncate_fully_and_start_at(logrep_log *log, int64_t offset);
+
 /** Advances the log start offset (DeleteRecords, or a follower adopting the
  *  leader's start): deletes segments entirely below it, truncates the epoch
  *  cache from the start and checkpoints the new start. Moving backwards is

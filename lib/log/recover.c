@@ -594,16 +594,21 @@ logrep_err lr_log_load(logrep_log *log, int64_t now_ms)
         err = load_segments(log, bases, nbases, rp < 0 ? 0 : rp);
     if (!err && !log->nsegs)
         err = lr_log_new_segment(log, start > 0 ? start : 0, now_ms);
+    int emptied = 0;
     if (!err) {
         lr_segment *last = &log->segs[log->nsegs - 1];
         log->leo = last->next_offset;
         log->log_start = log->segs[0].base > start ? log->segs[0].base : start;
         if (log->leo < log->log_start) {
-            /* Everything recovered lies below the log start. */
+            /* Everything recovered lies below the log start (a restart
+             * at a later offset, logrep_log_truncate_fully_and_start_at,
+             * cut short): the log is empty there, and so are its epochs. */
             err = drop_segments_from(log, 0);
             if (!err)
                 err = lr_log_new_segment(log, log->log_start, now_ms);
             log->leo = log->log_start;
+            emptied = log->ec.n > 0;
+            log->ec.n = 0;
         }
     }
     if (!err) {
@@ -617,7 +622,7 @@ logrep_err lr_log_load(logrep_log *log, int64_t now_ms)
         int removed = lr_epoch_cache_truncate_end(&log->ec, log->leo);
         log->rec.epoch_entries_removed = removed;
         int moved = lr_epoch_cache_truncate_start(&log->ec, log->log_start);
-        if (removed || moved || log->rec.segments_recovered)
+        if (removed || moved || emptied || log->rec.segments_recovered)
             err = lr_log_write_epochs(log);
     }
     if (!err)

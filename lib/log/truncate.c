@@ -21,6 +21,98 @@ static logrep_err remove_segment(logrep_log *log, size_t i)
     return err;
 }
 
+/* A storage error left the segment list part-way: the log refuses every
+ * change until reopened (recovery decides), and keeps one segment for the
+ * readers' sake. */
+static logrep_err restart_failed(logrep_log *log, logrep_err err, int64_t offset)
+{
+    log->failed = LOGREP_ERR_KAFKA_STORAGE_ERROR;
+    if (!log->nsegs) {
+        lr_seg_init(&log->segs[0], offset, -1);
+        log->nsegs = 1;
+        log->leo = log->log_start = log->recovery_point = offset;
+    }
+    return err;
+}
+
+/* Cuts every batch at or above offset, newest segments first, and syncs
+ * the cut: as logrep_log_truncate does, the batch holding offset whole. */
+static logrep_err cut_from(logrep_log *log, int64_t offset)
+{
+    logrep_err err = LOGREP_OK;
+    while (log->nsegs && lr_log_active(log)->base >= offset && !err)
+        err = remove_segment(log, log->nsegs - 1);
+    if (err || !log->nsegs || lr_log_active(log)->next_offset <= offset)
+        return err;
+    lr_segment *s = lr_log_active(log);
+    uint64_t pos;
+    logrep_batch_header h;
+    err = lr_seg_find(log, s, offset, &pos, &h);
+    if (!err)
+        err = lr_seg_truncate_at(log, s, pos, h.base_offset);
+    else if (err == LOGREP_ERR__END)
+        err = LOGREP_OK;
+    if (!err)
+        err = lr_seg_sync(log, s);
+    return err;
+}
+
+/* The log emptied and started again at offset. The order makes it
+ * crash-safe (log.h): data at or above offset is cut first; then the
+ * log-start checkpoint names offset, the commit point: a reopen finds
+ * everything left below the log start and starts empty there
+ * (lr_log_load); only then the epoch checkpoint is emptied and the old
+ * segments go. */
+static logrep_err restart_at(logrep_log *log, int64_t offset)
+{
+    lr_clean_abort(log);
+    logrep_err err = LOGREP_OK;
+    if (log->clean_first_dirty > offset) {
+        log->clean_first_dirty = offset;
+        err = lr_clean_checkpoint(log);
+    }
+    if (!err)
+        err = cut_from(log, offset);
+    if (!err) {
+        log->leo = log->nsegs ? lr_log_active(log)->next_offset : offset;
+        log->log_start = log->recovery_point = offset;
+        err = logrep_log_checkpoint(log);
+    }
+    if (!err) {
+        log->ec.n = 0;
+        err = lr_log_write_epochs(log);
+    }
+    while (log->nsegs && !err)
+        err = remove_segment(log, log->nsegs - 1);
+    if (!err)
+        err = lr_log_new_segment(log, offset, -1);
+    if (err)
+        return restart_failed(log, err, offset);
+    log->leo = offset;
+    lr_pstate_clear(&log->ps);
+    /* A producer snapshot named offset would be loaded at the next open. */
+    char path[LR_PATH_MAX];
+    lr_log_seg_path(log, offset, ".snapshot", path);
+    err = log->st->remove(log->st->ctx, path);
+    if (err == LOGREP_ERR__NOENT)
+        err = LOGREP_OK;
+    if (!err && log->st->sync_dir)
+        err = log->st->sync_dir(log->st->ctx, log->dir);
+    if (err)
+        return restart_failed(log, lr_log_io(log, err), offset);
+    log->dir_dirty = 0;
+    return LOGREP_OK;
+}
+
+LOGREP_API logrep_err logrep_log_truncate_fully_and_start_at(logrep_log *log, int64_t offset)
+{
+    if (!log || offset < 0)
+        return LOGREP_ERR__INVALID_ARG;
+    if (log->failed)
+        return log->failed;
+    return restart_at(log, offset);
+}
+
 LOGREP_API logrep_err logrep_log_truncate(logrep_log *log, int64_t offset)
 {
     if (!log || offset < 0)
@@ -39,22 +131,8 @@ LOGREP_API logrep_err logrep_log_truncate(logrep_log *log, int64_t offset)
         if ((err = lr_clean_checkpoint(log)))
             return err;
     }
-    if (offset <= log->log_start) {
-        while (log->nsegs && !err)
-            err = remove_segment(log, log->nsegs - 1);
-        if (!err)
-            err = lr_log_new_segment(log, offset, -1);
-        if (err) {
-            log->failed = LOGREP_ERR_KAFKA_STORAGE_ERROR;
-            return err;
-        }
-        log->log_start = log->leo = log->recovery_point = offset;
-        lr_epoch_cache_truncate_end(&log->ec, 0);
-        lr_pstate_clear(&log->ps);
-        if (!(err = lr_log_write_epochs(log)))
-            err = logrep_log_checkpoint(log);
-        return err;
-    }
+    if (offset <= log->log_start)
+        return restart_at(log, offset);
     while (log->nsegs > 1 && lr_log_active(log)->base >= offset && !err)
         err = remove_segment(log, log->nsegs - 1);
     lr_segment *s = lr_log_active(log);

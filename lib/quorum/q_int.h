@@ -27,6 +27,15 @@ typedef struct lr_qvoter {
     lr_qseen seen;
 } lr_qvoter;
 
+/* Follower: the leader's snapshot being fetched (snapshot_fetch.c). */
+typedef struct lr_qsnapfetch {
+    int active;
+    int64_t end;  /* its id */
+    int32_t epoch;
+    int64_t pos;  /* bytes written so far: the next request's position */
+    int64_t size; /* the file's, -1 until the first answer */
+} lr_qsnapfetch;
+
 struct lr_quorum {
     lr_quorum_conf conf;
     lr_quorum_log log;
@@ -59,6 +68,7 @@ struct lr_quorum {
     int64_t epoch_start;   /* offset of the LeaderChange record */
 
     int32_t bootstrap_rr;  /* observer: voter to ask next */
+    lr_qsnapfetch snap;    /* follower: a snapshot instead of entries */
 
     /* leader: observers that fetched in this epoch */
     lr_qseen observers[LR_QUORUM_MAX_OBSERVERS];
@@ -101,5 +111,24 @@ void lr_q_leader_update_hw(lr_quorum *q);
 void lr_q_leader_check_quorum(lr_quorum *q);
 /* A fetch the leader answered with records: DescribeQuorum's view. */
 void lr_q_seen_fetch(lr_quorum *q, const lr_qmsg *m);
+int64_t lr_q_fetch_backoff(const lr_quorum *q);
+
+/* snapshot_fetch.c */
+/* The log's first offset (0 without snapshots). */
+int64_t lr_q_log_start(const lr_quorum *q);
+/* Leader: 1 when a fetch must be answered with the snapshot, whose id
+ * goes into r (Kafka's validateOffsetAndEpoch); diverged: the log check
+ * failed with (div_epoch, div_end) below the log start. */
+int lr_q_fetch_snapshot_id(lr_quorum *q, const lr_qmsg *m, int diverged, lr_qmsg *r);
+/* A voter's fetch of either kind: it follows (check-quorum). */
+void lr_q_voter_contact(lr_quorum *q, const lr_qmsg *m);
+int lr_q_on_fsnap_req(lr_quorum *q, const lr_qmsg *m);
+int lr_q_on_fsnap_resp(lr_quorum *q, const lr_qmsg *m);
+/* Follower: the leader answered a fetch with snapshot m->snap_end. */
+void lr_q_snap_start(lr_quorum *q, const lr_qmsg *m);
+/* Follower: the next FetchSnapshot request, to the leader. */
+void lr_q_snap_request(lr_quorum *q, int32_t to);
+/* Leaving the follower state: a partial snapshot is dropped. */
+void lr_q_snap_abort(lr_quorum *q);
 
 #endif

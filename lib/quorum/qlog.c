@@ -1,12 +1,15 @@
 /* lr_quorum_log over a logrep_log (qlog.h). */
 #include "quorum/qlog.h"
 
+#include <string.h>
+
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/conf.h"
 #include "base/log.h"
 #include "log/log_int.h"
 #include "quorum/qbatch.h"
+#include "quorum/qsnap.h"
 
 /* Bytes read per fetch of entries (the first batch is read whole even
  * when larger), and the buffer size kept between calls. */
@@ -19,12 +22,21 @@
 struct lr_qlog {
     lr_alloc alloc;
     lr_log logger;
+    const logrep_conf *conf;
     logrep_log *log;
     void *host;
     int64_t now;
     int read_err;
     lr_buf rbuf; /* the bytes the last read's entries point into */
     lr_buf wbuf; /* batches being appended */
+    /* Snapshots (lr_qlog_set_snapshots); st NULL: none. */
+    const logrep_storage *st;
+    char dir[LR_PATH_MAX];
+    lr_qlog_load_fn load;
+    lr_qsnap_id snap;     /* the newest whole snapshot; end -1: none */
+    lr_qsnap_recv *recv;  /* a snapshot being received */
+    lr_qsnap_id recv_id;
+    lr_buf chunk;         /* the last FetchSnapshot answer's bytes */
 };
 
 static void trim(lr_buf *b)
@@ -107,21 +119,46 @@ static int64_t q_end_offset(void *ctx)
     return logrep_log_end_offset(((lr_qlog *)ctx)->log);
 }
 
+static int64_t q_start_offset(void *ctx)
+{
+    return logrep_log_start_offset(((lr_qlog *)ctx)->log);
+}
+
+/* The snapshot that stands for the log below its start, when there is. */
+static int snap_at_start(const lr_qlog *ql)
+{
+    return ql->snap.end_offset > 0 && ql->snap.end_offset == logrep_log_start_offset(ql->log);
+}
+
 static int32_t q_last_epoch(void *ctx)
 {
     lr_qlog *ql = ctx;
-    return logrep_log_end_offset(ql->log) > 0 ? logrep_log_latest_epoch(ql->log) : -1;
+    if (logrep_log_end_offset(ql->log) > logrep_log_start_offset(ql->log))
+        return logrep_log_latest_epoch(ql->log);
+    return snap_at_start(ql) ? ql->snap.epoch : -1;
 }
 
 static void q_epoch_end(void *ctx, int32_t epoch, int32_t *out_epoch, int64_t *out_end)
 {
     lr_qlog *ql = ctx;
-    int32_t latest = q_last_epoch(ql);
+    int64_t start = logrep_log_start_offset(ql->log), end = logrep_log_end_offset(ql->log);
+    int32_t latest = q_last_epoch(ql), first;
+    int64_t first_start;
     /* The log answers (-1, -1) above its latest epoch; the quorum's
      * contract is the latest epoch and the log end. */
     if (latest >= 0 && epoch > latest) {
         *out_epoch = latest;
-        *out_end = logrep_log_end_offset(ql->log);
+        *out_end = end;
+        return;
+    }
+    /* Below the first epoch the log holds, the snapshot at its start is
+     * the newest epoch <= epoch, ending there (KafkaMetadataLog's
+     * endOffsetForEpoch). */
+    if (snap_at_start(ql) && epoch >= ql->snap.epoch &&
+        (end == start ||
+         (logrep_log_epoch_entry(ql->log, 0, &first, &first_start) == 0 && first > epoch))) {
+        *out_epoch = ql->snap.epoch;
+        *out_end = start;
         return;
     }
     logrep_log_epoch_end_offset(ql->log, epoch, out_epoch, out_end);
@@ -204,7 +241,8 @@ static int truncate_inside(lr_qlog *ql, int64_t first, int64_t offset)
 static int q_truncate(void *ctx, int64_t offset)
 {
     lr_qlog *ql = ctx;
-    if (offset < 0)
+    /* What lies below the start is in a snapshot: committed, never cut. */
+    if (offset < logrep_log_start_offset(ql->log))
         return LOGREP_ERR__INVALID_ARG;
     if (offset >= logrep_log_end_offset(ql->log))
         return 0;
@@ -221,7 +259,8 @@ static size_t q_read(void *ctx, int64_t offset, lr_qentry *out, size_t cap)
     lr_qlog *ql = ctx;
     size_t n = 0;
     ql->read_err = 0;
-    if (offset < 0 || offset >= logrep_log_end_offset(ql->log) || !cap || !out)
+    if (offset < logrep_log_start_offset(ql->log) || offset >= logrep_log_end_offset(ql->log) ||
+        !cap || !out)
         return 0;
     ql->read_err = read_entries(ql, offset, out, cap, &n);
     if (ql->read_err)
@@ -230,8 +269,106 @@ static size_t q_read(void *ctx, int64_t offset, lr_qentry *out, size_t cap)
     return n;
 }
 
-static const lr_quorum_log ops = {q_end_offset, q_last_epoch, q_epoch_end,
-                                  q_append,     q_truncate,   q_read};
+/* ---- snapshots (docs/quorum.md, "Snapshots in the quorum") ---- */
+
+static int q_latest_snapshot(void *ctx, int64_t *end, int32_t *epoch)
+{
+    lr_qlog *ql = ctx;
+    if (ql->snap.end_offset <= 0)
+        return -1;
+    *end = ql->snap.end_offset;
+    *epoch = ql->snap.epoch;
+    return 0;
+}
+
+static int q_snap_read(void *ctx, int64_t end, int32_t epoch, int64_t pos, size_t max,
+                       const uint8_t **data, size_t *len, int64_t *size)
+{
+    lr_qlog *ql = ctx;
+    lr_qsnap_id id = {end, epoch};
+    uint64_t total = 0;
+    if (!ql->st)
+        return LOGREP_ERR_SNAPSHOT_NOT_FOUND;
+    if (pos < 0)
+        return LOGREP_ERR_POSITION_OUT_OF_RANGE;
+    lr_buf_clear(&ql->chunk);
+    int err = lr_buf_reserve(&ql->chunk, max ? max : 1);
+    if (!err)
+        err = lr_qsnap_read_chunk(ql->st, ql->dir, id, (uint64_t)pos, ql->chunk.data, max, len,
+                                  &total);
+    if (err == LOGREP_ERR__NOENT)
+        return LOGREP_ERR_SNAPSHOT_NOT_FOUND;
+    if (err == LOGREP_ERR__INVALID_ARG || (!err && (uint64_t)pos >= total))
+        return LOGREP_ERR_POSITION_OUT_OF_RANGE;
+    if (err)
+        return err;
+    *data = ql->chunk.data;
+    *size = (int64_t)total;
+    return 0;
+}
+
+static void q_snap_abort(void *ctx)
+{
+    lr_qlog *ql = ctx;
+    lr_qsnap_recv_free(ql->recv); /* removes the .part */
+    ql->recv = NULL;
+}
+
+static int q_snap_write(void *ctx, int64_t end, int32_t epoch, int64_t size, int64_t pos,
+                        const uint8_t *data, size_t len)
+{
+    lr_qlog *ql = ctx;
+    lr_qsnap_id id = {end, epoch};
+    if (!ql->st)
+        return LOGREP_ERR__UNSUPPORTED;
+    if (size < 0 || pos < 0)
+        return LOGREP_ERR__INVALID_ARG;
+    if (pos == 0) {
+        q_snap_abort(ql);
+        int err = lr_qsnap_recv_new(ql->conf, ql->st, ql->dir, id, (uint64_t)size, &ql->recv);
+        if (err)
+            return err;
+        ql->recv_id = id;
+    } else if (!ql->recv || ql->recv_id.end_offset != end || ql->recv_id.epoch != epoch) {
+        return LOGREP_ERR__INVALID_ARG;
+    }
+    return lr_qsnap_recv_append(ql->recv, (uint64_t)pos, data, len);
+}
+
+/* The order keeps a crash safe: the file installed (durable), the state
+ * machine loaded, then the log restarted at the snapshot's end; a crash in
+ * between leaves a snapshot past the log end, which lr_qlog_set_snapshots
+ * finds and restarts the log at. */
+static int q_snap_install(void *ctx, int64_t end, int32_t epoch)
+{
+    lr_qlog *ql = ctx;
+    lr_qsnap_id id = {end, epoch};
+    if (!ql->recv || ql->recv_id.end_offset != end || ql->recv_id.epoch != epoch)
+        return LOGREP_ERR__INVALID_ARG;
+    int err = lr_qsnap_recv_finish(ql->recv, NULL);
+    q_snap_abort(ql);
+    if (!err && ql->load)
+        err = ql->load(ql->host, id);
+    if (!err)
+        err = logrep_log_truncate_fully_and_start_at(ql->log, end);
+    if (err) {
+        LR_LOG(&ql->logger, LOGREP_LEVEL_ERROR, "quorum", "installing snapshot %lld-%d: %s",
+               (long long)end, (int)epoch, logrep_err_str(err));
+        return err;
+    }
+    ql->snap = id;
+    size_t removed;
+    int derr = lr_qsnap_delete_before(ql->st, ql->dir, id, &removed);
+    if (derr)
+        LR_LOG(&ql->logger, LOGREP_LEVEL_WARN, "quorum", "removing snapshots older than %lld: %s",
+               (long long)end, logrep_err_str(derr));
+    return 0;
+}
+
+static const lr_quorum_log ops = {q_end_offset,   q_last_epoch,      q_epoch_end, q_append,
+                                  q_truncate,     q_read,            q_start_offset,
+                                  q_latest_snapshot, q_snap_read,    q_snap_write,
+                                  q_snap_install, q_snap_abort};
 
 const lr_quorum_log *lr_qlog_ops(void)
 {
@@ -242,23 +379,24 @@ int lr_qlog_new(const logrep_conf *conf, logrep_log *log, void *host, lr_qlog **
 {
     if (!log || !out)
         return LOGREP_ERR__INVALID_ARG;
-    if (logrep_log_start_offset(log) != 0)
-        return LOGREP_ERR__UNSUPPORTED;
     const lr_alloc *a = lr_conf_alloc(conf);
     lr_qlog *ql = lr_calloc(a, 1, sizeof *ql);
     if (!ql)
         return LOGREP_ERR__NOMEM;
     ql->alloc = *a;
     ql->logger = lr_conf_log(conf);
+    ql->conf = conf;
     ql->log = log;
     ql->host = host;
+    ql->snap = (lr_qsnap_id){-1, -1};
     lr_buf_init(&ql->rbuf, &ql->alloc);
     lr_buf_init(&ql->wbuf, &ql->alloc);
+    lr_buf_init(&ql->chunk, &ql->alloc);
     /* The epoch cache answers last_epoch and epoch_end: it must agree
      * with the batches (a lost leader-epoch-checkpoint would not). */
     int64_t end = logrep_log_end_offset(log);
     int err = 0;
-    if (end > 0) {
+    if (end > logrep_log_start_offset(log)) {
         lr_qentry last;
         size_t n;
         err = read_entries(ql, end - 1, &last, 1, &n);
@@ -277,8 +415,10 @@ void lr_qlog_free(lr_qlog *ql)
 {
     if (!ql)
         return;
+    q_snap_abort(ql);
     lr_buf_free(&ql->rbuf);
     lr_buf_free(&ql->wbuf);
+    lr_buf_free(&ql->chunk);
     lr_alloc a = ql->alloc;
     lr_free(&a, ql, sizeof *ql);
 }
@@ -309,4 +449,66 @@ int64_t lr_qlog_durable_end(const lr_qlog *ql)
 int lr_qlog_read_error(const lr_qlog *ql)
 {
     return ql->read_err;
+}
+
+int lr_qlog_set_snapshots(lr_qlog *ql, const logrep_storage *st, const char *dir,
+                          lr_qlog_load_fn load_fn)
+{
+    if (!ql || !st || !dir || strlen(dir) >= sizeof ql->dir)
+        return LOGREP_ERR__INVALID_ARG;
+    int err = lr_qsnap_clean(st, dir, NULL);
+    lr_qsnap_id id;
+    if (!err)
+        err = lr_qsnap_latest(ql->conf, st, dir, &id, NULL, NULL);
+    if (err && err != LOGREP_ERR__NOENT)
+        return err;
+    int64_t start = logrep_log_start_offset(ql->log), end = logrep_log_end_offset(ql->log);
+    if (!err && id.end_offset < start) {
+        LR_LOG(&ql->logger, LOGREP_LEVEL_ERROR, "quorum",
+               "%s: the newest snapshot ends at %lld, below the log start %lld", dir,
+               (long long)id.end_offset, (long long)start);
+        return LOGREP_ERR__CORRUPT;
+    }
+    /* An install cut short by a crash: the snapshot is past the log (or
+     * of a newer epoch than its last entry), as Kafka's
+     * truncateToLatestSnapshot finds it at start-up. */
+    if (!err && (id.end_offset > end ||
+                 (end > start && id.epoch > logrep_log_latest_epoch(ql->log)))) {
+        LR_LOG(&ql->logger, LOGREP_LEVEL_WARN, "quorum",
+               "%s: the log (%lld..%lld) restarts at snapshot %lld-%d", dir, (long long)start,
+               (long long)end, (long long)id.end_offset, (int)id.epoch);
+        if ((err = logrep_log_truncate_fully_and_start_at(ql->log, id.end_offset)))
+            return err;
+    }
+    ql->st = st;
+    memcpy(ql->dir, dir, strlen(dir) + 1);
+    ql->load = load_fn;
+    ql->snap = err ? (lr_qsnap_id){-1, -1} : id;
+    return 0;
+}
+
+int lr_qlog_snapshot(const lr_qlog *ql, lr_qsnap_id *id)
+{
+    if (ql->snap.end_offset <= 0)
+        return LOGREP_ERR__NOENT;
+    *id = ql->snap;
+    return 0;
+}
+
+void lr_qlog_snapshot_written(lr_qlog *ql, lr_qsnap_id id)
+{
+    if (id.end_offset > ql->snap.end_offset ||
+        (id.end_offset == ql->snap.end_offset && id.epoch > ql->snap.epoch))
+        ql->snap = id;
+}
+
+int lr_qlog_trim(lr_qlog *ql, lr_qsnap_id id)
+{
+    if (!ql->st)
+        return LOGREP_ERR__INVALID_ARG;
+    int err = lr_qsnap_trim_log(ql->conf, ql->st, ql->dir, ql->log, id);
+    if (err)
+        return err;
+    lr_qlog_snapshot_written(ql, id);
+    return lr_qsnap_delete_before(ql->st, ql->dir, ql->snap, NULL);
 }

@@ -176,7 +176,8 @@ void lr_qsnap_recv_free(lr_qsnap_recv *r);
  * the segments wholly below it) once dir/<id>.checkpoint exists and
  * checks whole: a snapshot that is not durable never stands in for the
  * log. 0; LOGREP_ERR__UNSUPPORTED when the snapshot ends past the log end
- * (restarting a log at a later offset has no logrep_log call yet); the
+ * (that is no trim: a follower that installs such a snapshot restarts its
+ * log with logrep_log_truncate_fully_and_start_at, lr_qlog does); the
  * check's errors; the log's errors. */
 int lr_qsnap_trim_log(const logrep_conf *conf, const logrep_storage *st, const char *dir,
                       logrep_log *log, lr_qsnap_id id);

@@ -58,13 +58,16 @@ void lr_q_send(lr_quorum *q, int32_t to, const lr_qmsg *m)
         q->fx.send(q->ctx, to, m);
         return;
     }
-    if (m->type == LR_QM_FETCH_REQ || m->type == LR_QM_FETCH_RESP)
+    if (m->type == LR_QM_FETCH_REQ || m->type == LR_QM_FETCH_RESP ||
+        m->type == LR_QM_FSNAP_REQ || m->type == LR_QM_FSNAP_RESP)
         return;
     if (q->n_outbox == LR_Q_OUTBOX)
         return; /* the network may lose it as well */
     q->outbox[q->n_outbox] = *m;
     q->outbox[q->n_outbox].entries = NULL;
     q->outbox[q->n_outbox].n_entries = 0;
+    q->outbox[q->n_outbox].data = NULL;
+    q->outbox[q->n_outbox].len = 0;
     q->outbox_to[q->n_outbox++] = to;
 }
 
@@ -95,6 +98,7 @@ static void clear_epoch_state(lr_quorum *q)
         clear_seen(&q->voters[i].seen, q->voters[i].id);
     }
     q->n_observers = 0;
+    lr_q_snap_abort(q);
     q->leader_started = 0;
     q->epoch_start = -1;
     q->fetch_inflight = 0;
@@ -360,7 +364,7 @@ int lr_quorum_receive(lr_quorum *q, const lr_qmsg *m, int64_t now_ms)
 {
     if (!q || !m || m->epoch < 0 || m->from < 0 || m->from == q->conf.node_id)
         return LOGREP_ERR__INVALID_ARG;
-    if (m->n_entries && !m->entries)
+    if ((m->n_entries && !m->entries) || (m->len && !m->data))
         return LOGREP_ERR__INVALID_ARG;
     advance(q, now_ms);
     switch (m->type) {
@@ -376,6 +380,8 @@ int lr_quorum_receive(lr_quorum *q, const lr_qmsg *m, int64_t now_ms)
         return 0;
     case LR_QM_FETCH_REQ: return lr_q_on_fetch_req(q, m);
     case LR_QM_FETCH_RESP: return lr_q_on_fetch_resp(q, m);
+    case LR_QM_FSNAP_REQ: return lr_q_on_fsnap_req(q, m);
+    case LR_QM_FSNAP_RESP: return lr_q_on_fsnap_resp(q, m);
     }
     return LOGREP_ERR__INVALID_ARG;
 }
@@ -553,6 +559,7 @@ int64_t lr_quorum_deadline(const lr_quorum *q)
         return d;
     }
     case LR_QR_FOLLOWER:
+        /* next_fetch is also a FetchSnapshot request's resend time. */
         return min64(q->fetch_deadline, q->next_fetch);
     default:
         return lr_q_can_vote(q) ? q->election_deadline : min64(q->election_deadline, q->next_fetch);

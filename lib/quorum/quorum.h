@@ -73,7 +73,9 @@ typedef enum lr_qmsg_type {
     LR_QM_END_REQ,   /* EndQuorumEpoch */
     LR_QM_END_RESP,
     LR_QM_FETCH_REQ,
-    LR_QM_FETCH_RESP
+    LR_QM_FETCH_RESP,
+    LR_QM_FSNAP_REQ, /* FetchSnapshot */
+    LR_QM_FSNAP_RESP
 } lr_qmsg_type;
 
 /* One message, either way. Fields a type does not use are ignored. */
@@ -107,9 +109,25 @@ typedef struct lr_qmsg {
     int64_t base_offset;
     const lr_qentry *entries;
     size_t n_entries;
+    /* Fetch response: instead of entries, the leader's snapshot to fetch
+     * (the fetch fell below its log start, docs/quorum.md "Snapshots");
+     * snap_end <= 0 means none (send -1). FetchSnapshot request and
+     * response: the snapshot asked for and answered. */
+    int64_t snap_end;
+    int32_t snap_epoch;
+    /* FetchSnapshot: the byte position asked and answered; response: the
+     * file's size and the bytes from position (data valid during the
+     * call, len <= size - position). */
+    int64_t position;
+    int64_t size;
+    const uint8_t *data;
+    size_t len;
 } lr_qmsg;
 
-/* The replicated log, kept by the host. Offsets are dense from 0. */
+/* The replicated log, kept by the host. Offsets are dense from its start
+ * (0, unless the log was trimmed below a snapshot or restarted at one);
+ * the last six members are optional (all NULL: no snapshots, the log
+ * starts at 0). */
 typedef struct lr_quorum_log {
     int64_t (*end_offset)(void *ctx);
     /* Epoch of the last entry, -1 when empty. */
@@ -127,6 +145,34 @@ typedef struct lr_quorum_log {
     /* Up to cap entries from offset into out (pointers valid until the next
      * change of the log); the count. */
     size_t (*read)(void *ctx, int64_t offset, lr_qentry *out, size_t cap);
+
+    /* ---- snapshots (docs/quorum.md, "Snapshots in the quorum") ----
+     * With a snapshot (E, P) at the log start E, last_epoch answers P and
+     * epoch_end(e >= P) at least (P, E) while the log holds nothing of an
+     * epoch <= e above E; truncate below the start fails (committed
+     * entries are never dropped). */
+    /* The first offset the log holds (0 unless trimmed or restarted). */
+    int64_t (*start_offset)(void *ctx);
+    /* 0 and the newest whole snapshot's id, or -1 when there is none. */
+    int (*latest_snapshot)(void *ctx, int64_t *end, int32_t *epoch);
+    /* Leader: up to max bytes of snapshot (end, epoch) from pos into *data
+     * (valid until the next call), *len of them, *size the file's size.
+     * 0; LOGREP_ERR_SNAPSHOT_NOT_FOUND; LOGREP_ERR_POSITION_OUT_OF_RANGE
+     * (pos >= size); a storage error. */
+    int (*snap_read)(void *ctx, int64_t end, int32_t epoch, int64_t pos, size_t max,
+                     const uint8_t **data, size_t *len, int64_t *size);
+    /* Follower: bytes [pos, pos + len) of snapshot (end, epoch) of `size`
+     * bytes; pos 0 starts (or starts again) its receive, dropping a
+     * partial one. 0 or an error (the quorum starts the fetch over). */
+    int (*snap_write)(void *ctx, int64_t end, int32_t epoch, int64_t size, int64_t pos,
+                      const uint8_t *data, size_t len);
+    /* Follower, every byte received: check and install the file, load the
+     * state machine from it (the host's business), and restart the log at
+     * end: empty, start = end, last_epoch answering epoch, durable. 0 or
+     * an error (the log as it was; the quorum starts the fetch over). */
+    int (*snap_install)(void *ctx, int64_t end, int32_t epoch);
+    /* Drops a partial receive (the leader or the epoch changed). */
+    void (*snap_abort)(void *ctx);
 } lr_quorum_log;
 
 /* Effects. send and persist are required, commit may be NULL. */
@@ -146,6 +192,7 @@ typedef struct lr_quorum_conf {
     int64_t fetch_timeout_ms;    /* no leader contact this long: election */
     int64_t request_timeout_ms;  /* resend an unanswered fetch / vote request */
     size_t max_fetch_entries;    /* per fetch response */
+    size_t max_snapshot_bytes;   /* per FetchSnapshot response; 0: 1 MiB */
     uint64_t seed;
     int pre_vote; /* stand only after a majority said it could win */
 } lr_quorum_conf;

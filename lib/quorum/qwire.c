@@ -280,6 +280,8 @@ int lr_qwire_encode(const lr_qwire *w, logrep_msg *msg, const lr_qmsg *m, int32_
         return err;
     case LR_QM_FETCH_REQ: return enc_fetch_req(w, r, ver, m);
     case LR_QM_FETCH_RESP: return enc_fetch_resp(r, ver, m, now_ms, recs);
+    case LR_QM_FSNAP_REQ:
+    case LR_QM_FSNAP_RESP: break; /* FetchSnapshot is not encoded yet */
     }
     return LOGREP_ERR__INVALID_ARG;
 }

@@ -7,7 +7,7 @@
 
 #define FETCH_CAP 64
 
-static int64_t fetch_backoff(const lr_quorum *q)
+int64_t lr_q_fetch_backoff(const lr_quorum *q)
 {
     int64_t b = q->conf.election_timeout_ms / 10;
     return b > 0 ? b : 1;
@@ -40,6 +40,10 @@ void lr_q_maybe_fetch(lr_quorum *q)
     } else {
         return;
     }
+    if (q->snap.active) {
+        lr_q_snap_request(q, to); /* the follower fetches a snapshot instead */
+        return;
+    }
     int64_t end = q->log.end_offset(q->ctx);
     if (q->flushed < end)
         return; /* lr_quorum_log_flushed calls again */
@@ -47,7 +51,7 @@ void lr_q_maybe_fetch(lr_quorum *q)
                  .leader_id = q->st.leader_id, .fetch_offset = end,
                  .last_fetched_epoch = end > 0 ? q->log.last_epoch(q->ctx) : -1,
                  .observer = (uint8_t)!lr_q_can_vote(q), .hw = -1, .div_epoch = -1,
-                 .div_end_offset = -1};
+                 .div_end_offset = -1, .snap_end = -1};
     q->fetch_inflight = 1;
     q->next_fetch = q->now + q->conf.request_timeout_ms;
     lr_q_send(q, to, &m);
@@ -57,7 +61,7 @@ static void fetch_error(lr_quorum *q, const lr_qmsg *req, int16_t err)
 {
     lr_qmsg r = {.type = LR_QM_FETCH_RESP, .from = q->conf.node_id, .epoch = q->st.epoch,
                  .error = err, .leader_id = lr_quorum_leader(q), .hw = -1, .div_epoch = -1,
-                 .div_end_offset = -1};
+                 .div_end_offset = -1, .snap_end = -1};
     lr_q_send(q, req->from, &r);
 }
 
@@ -77,9 +81,17 @@ int lr_q_on_fetch_req(lr_quorum *q, const lr_qmsg *m)
     }
     lr_qmsg r = {.type = LR_QM_FETCH_RESP, .from = q->conf.node_id, .epoch = q->st.epoch,
                  .leader_id = q->conf.node_id, .div_epoch = -1, .div_end_offset = -1,
-                 .base_offset = m->fetch_offset, .last_fetched_epoch = m->last_fetched_epoch};
+                 .base_offset = m->fetch_offset, .last_fetched_epoch = m->last_fetched_epoch,
+                 .snap_end = -1, .hw = q->hw > q->epoch_start ? q->hw : -1};
+    /* Below our log start, the fetcher gets the snapshot to fetch. */
+    if (lr_q_fetch_snapshot_id(q, m, 0, &r)) {
+        lr_q_voter_contact(q, m);
+        lr_q_send(q, m->from, &r);
+        return 0;
+    }
     /* The consistency check: our log holds the fetcher's last epoch up to
-     * at least its fetch offset, else it must truncate. */
+     * at least its fetch offset, else it must truncate (never below our
+     * log start: then it too gets the snapshot). */
     if (m->fetch_offset > 0) {
         int32_t e = -1;
         int64_t end = -1;
@@ -88,7 +100,8 @@ int lr_q_on_fetch_req(lr_quorum *q, const lr_qmsg *m)
         if (e < 0 || e != m->last_fetched_epoch || end < m->fetch_offset) {
             r.div_epoch = e;
             r.div_end_offset = e < 0 ? 0 : end;
-            r.hw = q->hw > q->epoch_start ? q->hw : -1;
+            if (lr_q_fetch_snapshot_id(q, m, 1, &r))
+                lr_q_voter_contact(q, m);
             lr_q_send(q, m->from, &r);
             return 0;
         }
@@ -123,9 +136,13 @@ static int entries_ok(lr_quorum *q, const lr_qmsg *m)
     return 1;
 }
 
-static void truncate_to(lr_quorum *q, const lr_qmsg *m)
+/* 1 when the log was cut. Never below the log start: what a snapshot
+ * holds is committed, and a leader sends a fetcher below its own start
+ * its snapshot instead; an answer that would is refused (and the fetch
+ * backs off). */
+static int truncate_to(lr_quorum *q, const lr_qmsg *m)
 {
-    int64_t t = m->div_end_offset;
+    int64_t t = m->div_end_offset, start = lr_q_log_start(q);
     if (m->div_epoch < 0) {
         t = 0;
     } else {
@@ -137,8 +154,11 @@ static void truncate_to(lr_quorum *q, const lr_qmsg *m)
         else if (oend < t)
             t = oend;
     }
-    if (t < q->log.end_offset(q->ctx) && q->log.truncate(q->ctx, t) == 0 && q->flushed > t)
+    if (t < start || t >= q->log.end_offset(q->ctx) || q->log.truncate(q->ctx, t) != 0)
+        return 0;
+    if (q->flushed > t)
         q->flushed = t;
+    return 1;
 }
 
 /* An abstaining voter rejoins once it follows a leader elected after it
@@ -173,12 +193,11 @@ int lr_q_on_fetch_resp(lr_quorum *q, const lr_qmsg *m)
             lr_q_observe_epoch(q, m->epoch, m->leader_id);
         return 0;
     }
-    if (m->from != q->st.leader_id) {
-        return 0; /* a bootstrap answer while following */
-    }
+    if (m->from != q->st.leader_id || q->snap.active)
+        return 0; /* a bootstrap answer while following; a late one */
     q->fetch_inflight = 0;
     if (m->error) {
-        q->next_fetch = q->now + fetch_backoff(q);
+        q->next_fetch = q->now + lr_q_fetch_backoff(q);
         return 0;
     }
     q->fetch_deadline = q->now + q->conf.fetch_timeout_ms;
@@ -192,14 +211,22 @@ int lr_q_on_fetch_resp(lr_quorum *q, const lr_qmsg *m)
         lr_q_maybe_fetch(q);
         return 0;
     }
+    if (m->snap_end > 0 && m->div_end_offset < 0) {
+        /* Our log is below the leader's start: its snapshot first. The
+         * answer's HW says nothing of the entries we hold. */
+        if (m->snap_epoch >= 0 && m->snap_epoch <= m->epoch && m->snap_end >= q->hw)
+            lr_q_snap_start(q, m);
+        else
+            q->next_fetch = q->now + lr_q_fetch_backoff(q);
+        return 0;
+    }
     if (m->div_end_offset >= 0) {
-        truncate_to(q, m);
-        q->next_fetch = q->now;
+        q->next_fetch = truncate_to(q, m) ? q->now : q->now + lr_q_fetch_backoff(q);
     } else if (m->n_entries > 0 && entries_ok(q, m)) {
         rc = q->log.append(q->ctx, end, m->entries, m->n_entries);
         q->next_fetch = q->now;
     } else {
-        q->next_fetch = q->now + fetch_backoff(q);
+        q->next_fetch = q->now + lr_q_fetch_backoff(q);
     }
     end = q->log.end_offset(q->ctx);
     if (m->hw >= 0 && m->div_end_offset < 0)

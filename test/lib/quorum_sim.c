@@ -33,11 +33,12 @@ static int entry_eq(const qt_entry *a, const qt_entry *b)
     } while (0)
 
 /* Log matching: where two logs hold the same epoch at an offset, they are
- * identical up to it; within a log epochs never decrease. */
+ * identical up to it (down to the later of their starts); within a log
+ * epochs never decrease. */
 static int check_matching(qt_cluster *c, const qt_node *a, const qt_node *b)
 {
     size_t n = a->log.n < b->log.n ? a->log.n : b->log.n;
-    size_t p = 0;
+    size_t p = a->log.start > b->log.start ? a->log.start : b->log.start;
     while (p < n && entry_eq(&a->log.e[p], &b->log.e[p]))
         p++;
     for (size_t o = p; o < n; o++)
@@ -69,7 +70,9 @@ static int check_leader(qt_cluster *c, qt_node *nd)
      * earlier epoch is in its log. */
     if (!lr_quorum_durable(nd->q))
         return 0;
-    for (size_t o = 0; o < c->n_committed; o++) {
+    /* Below its log start its snapshot holds them (checked against the
+     * model when taken or installed). */
+    for (size_t o = nd->log.start; o < c->n_committed; o++) {
         if (c->commit_epoch[o] >= e)
             continue;
         if (o >= nd->log.n || !entry_eq(&nd->log.e[o], &c->committed[o]))
@@ -85,7 +88,7 @@ int qt_check(qt_cluster *c)
         return -1;
     for (int i = 0; i < c->n; i++) {
         qt_node *nd = &c->nodes[i];
-        for (size_t o = 1; o < nd->log.n; o++)
+        for (size_t o = nd->log.start + 1; o < nd->log.n; o++)
             if (nd->log.e[o].epoch < nd->log.e[o - 1].epoch)
                 FAIL("node %d: epoch goes down at %zu", nd->id, o);
         for (int j = 0; j < i; j++)
@@ -167,6 +170,9 @@ void qt_step(qt_cluster *c)
         qt_propose(c, l);
     if (c->p.chaos)
         chaos(c);
+    qt_node *nd;
+    if (c->p.snap_permille > 0 && permille(c, c->p.snap_permille) && (nd = pick(c, 1)))
+        qt_snapshot(c, nd);
     qt_check(c);
 }
 

@@ -9,7 +9,7 @@
 #include <criterion/criterion.h>
 #include <logrep/storage.h>
 
-static void fail(qt_cluster *c, const char *fmt, ...)
+void qt_fail(qt_cluster *c, const char *fmt, ...)
 {
     if (c->why[0])
         return;
@@ -61,19 +61,22 @@ int64_t qt_now(const qt_cluster *c, const qt_node *nd)
 
 /* --- the host side of one node ------------------------------------------ */
 
-typedef struct qt_ctx {
-    qt_cluster *c;
-    qt_node *nd;
-} qt_ctx;
-
 static qt_ctx ctxs[QT_MAX_NODES]; /* one cluster at a time per process */
 
 static int64_t log_end(void *x) { return (int64_t)((qt_ctx *)x)->nd->log.n; }
 
+/* The snapshot that stands for the entries below the log start. */
+static int snap_at_start(const qt_log *l)
+{
+    return l->snap.end > 0 && (size_t)l->snap.end == l->start;
+}
+
 static int32_t log_last_epoch(void *x)
 {
     qt_log *l = &((qt_ctx *)x)->nd->log;
-    return l->n ? l->e[l->n - 1].epoch : -1;
+    if (l->n > l->start)
+        return l->e[l->n - 1].epoch;
+    return snap_at_start(l) ? l->snap.epoch : -1;
 }
 
 static void log_epoch_end(void *x, int32_t epoch, int32_t *oe, int64_t *end)
@@ -81,12 +84,16 @@ static void log_epoch_end(void *x, int32_t epoch, int32_t *oe, int64_t *end)
     qt_log *l = &((qt_ctx *)x)->nd->log;
     *oe = -1;
     *end = -1;
-    for (size_t i = l->n; i > 0; i--)
+    for (size_t i = l->n; i > l->start; i--)
         if (l->e[i - 1].epoch <= epoch) {
             *oe = l->e[i - 1].epoch;
             *end = (int64_t)i;
             return;
         }
+    if (snap_at_start(l) && epoch >= l->snap.epoch) {
+        *oe = l->snap.epoch;
+        *end = (int64_t)l->start;
+    }
 }
 
 static int log_append(void *x, int64_t base, const lr_qentry *e, size_t n)
@@ -94,7 +101,7 @@ static int log_append(void *x, int64_t base, const lr_qentry *e, size_t n)
     qt_ctx *cx = x;
     qt_log *l = &cx->nd->log;
     if (base != (int64_t)l->n) {
-        fail(cx->c, "node %d: append at %lld, end %zu", cx->nd->id, (long long)base, l->n);
+        qt_fail(cx->c, "node %d: append at %lld, end %zu", cx->nd->id, (long long)base, l->n);
         return LOGREP_ERR__INVALID_ARG;
     }
     l->e = grow(l->e, &l->cap, l->n + n, sizeof(*l->e));
@@ -120,8 +127,13 @@ static int log_truncate(void *x, int64_t off)
     qt_log *l = &cx->nd->log;
     if (off < 0)
         return LOGREP_ERR__INVALID_ARG;
+    if ((size_t)off < l->start) {
+        qt_fail(cx->c, "node %d truncates to %lld below its log start %zu", cx->nd->id,
+                (long long)off, l->start);
+        return LOGREP_ERR__INVALID_ARG;
+    }
     if (off < cx->nd->hw)
-        fail(cx->c, "node %d truncates to %lld below its hw %lld", cx->nd->id, (long long)off,
+        qt_fail(cx->c, "node %d truncates to %lld below its hw %lld", cx->nd->id, (long long)off,
              (long long)cx->nd->hw);
     if ((size_t)off < l->n)
         l->n = (size_t)off;
@@ -134,6 +146,8 @@ static size_t log_read(void *x, int64_t off, lr_qentry *out, size_t cap)
 {
     qt_log *l = &((qt_ctx *)x)->nd->log;
     size_t k = 0;
+    if ((size_t)off < l->start)
+        return 0;
     for (size_t i = (size_t)off; i < l->n && k < cap; i++, k++) {
         out[k].epoch = l->e[i].epoch;
         out[k].control = l->e[i].control;
@@ -145,6 +159,10 @@ static size_t log_read(void *x, int64_t off, lr_qentry *out, size_t cap)
 
 static const lr_quorum_log qt_log_ops = {log_end, log_last_epoch, log_epoch_end, log_append,
                                          log_truncate, log_read};
+static const lr_quorum_log qt_snap_log_ops = {
+    log_end,        log_last_epoch, log_epoch_end, log_append,    log_truncate,
+    log_read,       qt_snap_start,  qt_snap_latest, qt_snap_read, qt_snap_write,
+    qt_snap_install, qt_snap_abort};
 
 static void enqueue(qt_cluster *c, int32_t from, int32_t to, const lr_qmsg *m, int64_t delay)
 {
@@ -166,12 +184,20 @@ static void enqueue(qt_cluster *c, int32_t from, int32_t to, const lr_qmsg *m, i
         }
     }
     q->m.entries = NULL;
+    q->data = NULL;
+    if (m->len) {
+        q->data = malloc(m->len);
+        memcpy(q->data, m->data, m->len);
+    }
+    q->m.data = NULL;
 }
 
 static void fx_send(void *x, int32_t to, const lr_qmsg *m)
 {
     qt_ctx *cx = x;
     qt_cluster *c = cx->c;
+    if (cx->nd->q && !lr_quorum_durable(cx->nd->q))
+        qt_fail(c, "node %d sends while a quorum-state write is outstanding", cx->nd->id);
     if (!qt_node_of(c, to))
         return; /* an answer to a forged sender */
     if (pct(c, c->p.drop_pct))
@@ -203,15 +229,18 @@ static void fx_commit(void *x, int64_t hw)
     qt_cluster *c = cx->c;
     qt_node *nd = cx->nd;
     if (hw <= nd->hw)
-        fail(c, "node %d: commit %lld not above %lld", nd->id, (long long)hw, (long long)nd->hw);
+        qt_fail(c, "node %d: commit %lld not above %lld", nd->id, (long long)hw, (long long)nd->hw);
     if ((size_t)hw > nd->log.n) {
-        fail(c, "node %d: commit %lld past its log end %zu", nd->id, (long long)hw, nd->log.n);
+        qt_fail(c, "node %d: commit %lld past its log end %zu", nd->id, (long long)hw, nd->log.n);
         return;
     }
-    for (size_t o = 0; o < (size_t)hw; o++) {
+    if ((size_t)hw > c->n_committed && nd->log.start > c->n_committed)
+        qt_fail(c, "node %d commits from %zu, past what was ever committed (%zu)", nd->id,
+                nd->log.start, c->n_committed);
+    for (size_t o = nd->log.start; o < (size_t)hw; o++) {
         if (o < c->n_committed) {
             if (!entry_eq(&c->committed[o], &nd->log.e[o]))
-                fail(c, "node %d commits offset %zu different from the committed one", nd->id, o);
+                qt_fail(c, "node %d commits offset %zu different from the committed one", nd->id, o);
             continue;
         }
         size_t cap = c->cap_committed;
@@ -224,6 +253,7 @@ static void fx_commit(void *x, int64_t hw)
         c->n_committed = o + 1;
     }
     nd->hw = hw;
+    qt_apply(c, nd, hw);
 }
 
 static const lr_quorum_fx qt_fx = {fx_send, fx_persist, fx_commit};
@@ -242,7 +272,9 @@ static void start(qt_cluster *c, qt_node *nd, int disk_lost)
     nd->pending_seq = 0;
     nd->flush_at = -1;
     nd->hw = -1;
-    nd->q = lr_quorum_new(&conf, &boot, &qt_log_ops, &qt_fx, cx, qt_now(c, nd));
+    qt_sm_reset(nd);
+    const lr_quorum_log *ops = c->p.snapshots ? &qt_snap_log_ops : &qt_log_ops;
+    nd->q = lr_quorum_new(&conf, &boot, ops, &qt_fx, cx, qt_now(c, nd));
     if (!nd->q)
         abort();
     nd->up = 1;
@@ -268,6 +300,10 @@ qt_cluster *qt_new(int n_voters, int n_observers, uint64_t seed, const qt_params
     c->conf.request_timeout_ms = 50;
     c->conf.max_fetch_entries = 8;
     c->conf.pre_vote = p->pre_vote;
+    if (p->snap_permille)
+        c->p.snapshots = 1;
+    /* Snapshots of a few hundred bytes come in several pieces. */
+    c->conf.max_snapshot_bytes = 64;
     c->heal_at = -1;
     c->trace = getenv("LOGREP_QUORUM_TRACE") != NULL;
     for (int i = 0; i < c->n; i++) {
@@ -283,6 +319,7 @@ qt_cluster *qt_new(int n_voters, int n_observers, uint64_t seed, const qt_params
 static void free_msg(qt_msg *m)
 {
     free(m->entries);
+    free(m->data);
 }
 
 void qt_drop_all(qt_cluster *c)
@@ -299,6 +336,7 @@ void qt_free(qt_cluster *c)
     for (int i = 0; i < c->n; i++) {
         lr_quorum_free(c->nodes[i].q);
         free(c->nodes[i].log.e);
+        free(c->nodes[i].log.rbuf);
     }
     qt_drop_all(c);
     free(c->net);
@@ -322,6 +360,13 @@ void qt_crash(qt_cluster *c, qt_node *nd, int lose_tail)
         nd->has_state = 1;
     }
     nd->pending_seq = 0;
+    /* A partial snapshot is a .part, removed at start-up. */
+    nd->log.recv.end = 0;
+    nd->log.rgot = 0;
+    /* The start moved with the snapshot, durable: a log that lost its
+     * tail below it starts empty there (logrep_log's recovery). */
+    if (nd->log.durable < nd->log.start)
+        nd->log.durable = nd->log.start;
     if (lose_tail)
         nd->log.n = nd->log.durable;
     else
@@ -334,7 +379,8 @@ void qt_restart(qt_cluster *c, qt_node *nd, int disk_lost)
         return;
     if (disk_lost) {
         c->disk_losses++;
-        nd->log.n = nd->log.durable = 0;
+        nd->log.n = nd->log.durable = nd->log.start = 0;
+        nd->log.snap = (qt_snap){0, 0, 0};
         nd->has_state = 0;
         nd->max_durable_epoch = 0;
     }
@@ -349,7 +395,7 @@ void qt_complete_persist(qt_cluster *c, qt_node *nd)
     uint64_t seq = nd->pending_seq;
     nd->pending_seq = 0;
     if (nd->pending_state.epoch < nd->max_durable_epoch)
-        fail(c, "node %d: durable epoch %d after %d", nd->id, nd->pending_state.epoch,
+        qt_fail(c, "node %d: durable epoch %d after %d", nd->id, nd->pending_state.epoch,
              nd->max_durable_epoch);
     nd->max_durable_epoch = nd->pending_state.epoch;
     nd->durable_state = nd->pending_state;
@@ -388,6 +434,7 @@ static void deliver_one(qt_cluster *c, size_t i)
                                m.entries[k].len};
         m.m.entries = n ? e : NULL;
         m.m.n_entries = n;
+        m.m.data = m.data;
         if (!c->relay || c->relay(c->relay_ctx, m.from, m.to, &m.m) == 0)
             lr_quorum_receive(to->q, &m.m, qt_now(c, to));
     }

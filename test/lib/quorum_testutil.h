@@ -22,10 +22,26 @@ typedef struct qt_entry {
     uint8_t data[QT_DATA];
 } qt_entry;
 
+/* A snapshot: the state machine (a running hash of the entries applied)
+ * at end, the epoch of the entry at end - 1 (quorum_snap.c). */
+typedef struct qt_snap {
+    int64_t end; /* 0: none */
+    int32_t epoch;
+    uint64_t sum;
+} qt_snap;
+
+/* Entries are kept at their offsets; those below start are gone (the
+ * snapshot holds them) and never read. */
 typedef struct qt_log {
     qt_entry *e;
     size_t n, cap;
     size_t durable; /* entries that survive a power loss */
+    size_t start;   /* the first offset held (0 unless trimmed or restarted) */
+    qt_snap snap;   /* the newest snapshot, durable at once */
+    qt_snap recv;   /* one being received (end 0: none) */
+    uint8_t *rbuf;
+    int64_t rsize, rgot;
+    uint8_t sbuf[512]; /* the last snap_read's bytes */
 } qt_log;
 
 typedef struct qt_msg {
@@ -34,6 +50,7 @@ typedef struct qt_msg {
     uint64_t order;
     lr_qmsg m;
     qt_entry *entries;
+    uint8_t *data; /* a FetchSnapshot answer's bytes */
 } qt_msg;
 
 typedef struct qt_node {
@@ -52,6 +69,13 @@ typedef struct qt_node {
     int32_t max_durable_epoch;
     int32_t last_epoch;     /* in memory, this incarnation */
     int64_t hw;             /* largest commit seen, this incarnation */
+    /* The state machine: the hash of entries [0, sm_applied). */
+    uint64_t sm_sum;
+    int64_t sm_applied;
+    int fail_snap_write;    /* the next n snap_writes fail */
+    int fail_install;       /* the next n snap_installs fail */
+    long installs;          /* snapshots installed */
+    long aborts;            /* partial receives dropped */
 } qt_node;
 
 typedef struct qt_params {
@@ -61,6 +85,8 @@ typedef struct qt_params {
     int chaos;       /* crashes, partitions, clock jumps, disk loss */
     int propose_pct; /* per step at the leader */
     int pre_vote;    /* lr_quorum_conf.pre_vote */
+    int snapshots;   /* the log has the snapshot members */
+    int snap_permille; /* per step, a node snapshots and trims (implies snapshots) */
 } qt_params;
 
 typedef struct qt_cluster {
@@ -92,6 +118,7 @@ typedef struct qt_cluster {
     int (*relay)(void *ctx, int32_t from, int32_t to, lr_qmsg *m);
     void *relay_ctx;
     long steps, crashes, disk_losses, partitions, jumps, elections;
+    long snapshots, installs;
 } qt_cluster;
 
 /* n_voters voters (ids 1..), n_observers more nodes; all formatted. */
@@ -133,6 +160,39 @@ int qt_check(qt_cluster *c);
 /* Heals everything and runs until a leader commits a new entry; 0 or -1
  * (c->why) after limit_ms of simulated time. */
 int qt_liveness(qt_cluster *c, int64_t limit_ms);
+
+/* ---- snapshots (quorum_snap.c) ---- */
+
+/* The host's side of one node, the ctx its lr_quorum gets. */
+typedef struct qt_ctx {
+    qt_cluster *c;
+    qt_node *nd;
+} qt_ctx;
+
+/* The first invariant broken (c->why), kept. */
+void qt_fail(qt_cluster *c, const char *fmt, ...);
+/* The state machine's hash after entry e. */
+uint64_t qt_sum_add(uint64_t sum, const qt_entry *e);
+#define QT_SUM_EMPTY 1469598103934665603ull
+/* The model's hash of the committed entries below end. */
+uint64_t qt_model_sum(const qt_cluster *c, int64_t end);
+/* Node nd snapshots its state machine where it has applied it and trims
+ * its log there (what a host does every N bytes); 0, or -1 when nothing
+ * new was applied. */
+int qt_snapshot(qt_cluster *c, qt_node *nd);
+/* The members of lr_quorum_log for snapshots, over qt_ctx. */
+int64_t qt_snap_start(void *x);
+int qt_snap_latest(void *x, int64_t *end, int32_t *epoch);
+int qt_snap_read(void *x, int64_t end, int32_t epoch, int64_t pos, size_t max,
+                 const uint8_t **data, size_t *len, int64_t *size);
+int qt_snap_write(void *x, int64_t end, int32_t epoch, int64_t size, int64_t pos,
+                  const uint8_t *data, size_t len);
+int qt_snap_install(void *x, int64_t end, int32_t epoch);
+void qt_snap_abort(void *x);
+/* Applies the committed entries [sm_applied, hw) to nd's state machine. */
+void qt_apply(qt_cluster *c, qt_node *nd, int64_t hw);
+/* Restart or disk loss: the state machine from the snapshot, or empty. */
+void qt_sm_reset(qt_node *nd);
 
 /* A deterministic xorshift64 source for the storage tests (seed != 0). */
 static inline uint64_t qt_rng_next(uint64_t *s)
