@@ -50,7 +50,10 @@ static void give_up(logrep_node *n, int64_t now_ms, const char *why, int err)
            (long long)s->id.end_offset, (int)s->id.epoch, (int)s->ctl, why, err ? ": " : "",
            err ? logrep_err_name(err) : "");
     lr_mdsnap_free(n);
-    n->md.fetch_after = now_ms + 100;
+    /* A snapshot that did not check is not fetched again at once. */
+    n->md.fetch_after = now_ms + (err == LOGREP_ERR__CORRUPT || err == LOGREP_ERR__UNSUPPORTED
+                                      ? 1000
+                                      : 100);
 }
 
 static int apply(void *ctx, int64_t offset, const uint8_t *rec, size_t len)
