@@ -237,14 +237,21 @@ static logrep_err restart_err(net *w)
     return start_node_err(w, 1);
 }
 
+/* One node whose log was trimmed below its one snapshot (in *id). */
+static void trimmed(net *w, lr_qsnap_id *id)
+{
+    snap_setup(w, 1, tiny);
+    make_topics(w, 1, "t", 8);
+    run(w, 200);
+    cr_assert_eq(snaps(w, 1, id, 1), 1);
+    cr_assert_eq(logrep_log_start_offset(mdlog(w)), id->end_offset);
+}
+
 Test(node_snapshot, a_trimmed_log_without_its_snapshot_is_refused)
 {
     net w;
-    snap_setup(&w, 1, tiny);
-    make_topics(&w, 1, "t", 8);
-    run(&w, 200);
-    lr_qsnap_id ids[2];
-    cr_assert_eq(snaps(&w, 1, ids, 2), 1);
+    lr_qsnap_id ids[1];
+    trimmed(&w, ids);
     char name[LR_QSNAP_NAME_MAX], path[256];
     lr_qsnap_name(ids[0], LR_QSNAP_SUFFIX, name, sizeof name);
     snprintf(path, sizeof path, "%s/%s", MDDIR, name);
@@ -256,11 +263,8 @@ Test(node_snapshot, a_trimmed_log_without_its_snapshot_is_refused)
 Test(node_snapshot, a_log_shorter_than_the_snapshot_is_refused)
 {
     net w;
-    snap_setup(&w, 1, tiny);
-    make_topics(&w, 1, "t", 8);
-    run(&w, 200);
-    lr_qsnap_id ids[2];
-    cr_assert_eq(snaps(&w, 1, ids, 2), 1);
+    lr_qsnap_id ids[1];
+    trimmed(&w, ids);
     /* A snapshot past the log's end (its log lost). */
     lr_qsnap_id far = {ids[0].end_offset + 50, ids[0].epoch};
     lr_qsnap_writer *wr;
