@@ -159,6 +159,37 @@ Test(node_snapshot, a_controller_after_power_loss_rebuilds_from_snapshot_and_log
     restart_keeps_the_image(1);
 }
 
+/* A power loss at every point of writing a snapshot and trimming the log
+ * below it: the restarted controller has the same image. */
+Test(node_snapshot, power_loss_at_every_step_of_a_snapshot)
+{
+    int written = 0;
+    for (uint64_t k = 1; k <= 40; k++) {
+        net w;
+        crash_setup(&w, NULL);
+        make_topics(&w, 1, "t", 4);
+        logrep_node *n = w.node[1];
+        lr_buf before, after;
+        image_bytes(lr_nctl_image(n), &before);
+        int64_t end = lr_md_next_offset(lr_nctl_image(n));
+        cr_assert_eq(logrep_storage_crash_after(w.st[1], k), 0);
+        written += lr_nctl_snapshot_now(n, w.now, end) == 1;
+        kill_node(&w, 1);
+        cr_assert_eq(logrep_storage_crash_simulate(w.st[1], k, LOGREP_CRASH_RANDOM), 0);
+        w.down[1] = 0;
+        start_node(&w, 1);
+        const lr_md_image *img = lr_nctl_image(w.node[1]);
+        cr_assert(img, "step %d", (int)k);
+        cr_assert_eq(lr_md_next_offset(img), end, "step %d", (int)k);
+        image_bytes(img, &after);
+        cr_assert(same_bytes(&before, &after), "step %d: the same image", (int)k);
+        lr_buf_free(&after);
+        lr_buf_free(&before);
+        snap_teardown(&w);
+    }
+    cr_assert_gt(written, 0, "some steps let the whole snapshot through");
+}
+
 /* The interval trigger: a snapshot once the interval passed with records
  * not in the latest one, none without new records. */
 Test(node_snapshot, the_interval_trigger)
