@@ -183,6 +183,12 @@ Test(node_snapshot, power_loss_at_every_step_of_a_snapshot)
         cr_assert_eq(lr_md_next_offset(img), end, "step %d", (int)k);
         image_bytes(img, &after);
         cr_assert(same_bytes(&before, &after), "step %d: the same image", (int)k);
+        lr_qsnap_id id;
+        if (lr_nctl_snapshot_latest(w.node[1], &id)) {
+            cr_assert_eq(logrep_log_start_offset(mdlog(&w)), id.end_offset,
+                         "step %d: a trim cut short is done at start-up", (int)k);
+            cr_assert_eq(snaps(&w, 1, NULL, 0), 1, "step %d", (int)k);
+        }
         lr_buf_free(&after);
         lr_buf_free(&before);
         snap_teardown(&w);

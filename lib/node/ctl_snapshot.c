@@ -149,6 +149,16 @@ int lr_nsnap_open(logrep_node *n, int64_t now_ms, int64_t *from)
     if ((err = lr_nctl_snapshot_load(n, id, now_ms)) != 0)
         return err;
     *from = id.end_offset > start ? id.end_offset : start;
+    /* What a crash between writing and trimming left: done now, or by the
+     * next snapshot should it fail. */
+    if (start < id.end_offset && id.end_offset <= end)
+        err = lr_qsnap_trim_log(n->conf, n->st, s->dir, r->log, id);
+    if (!err)
+        err = lr_qsnap_delete_before(n->st, s->dir, id, NULL);
+    if (err)
+        LR_LOG(&n->logger, LOGREP_LEVEL_WARN, "controller",
+               "the metadata log below snapshot %lld not trimmed at start-up: %s",
+               (long long)id.end_offset, logrep_err_name(err));
     return 0;
 }
 
