@@ -170,6 +170,10 @@ LR_CONF_PROP(CONTROLLER_QUORUM_FETCH_TIMEOUT_MS, "controller.quorum.fetch.timeou
     "Quorum: a voter that has not reached its leader this long stands for election.")
 LR_CONF_PROP(CONTROLLER_QUORUM_REQUEST_TIMEOUT_MS, "controller.quorum.request.timeout.ms", LR_CONF_INT, 2000, 1, LR_I32MAX, NULL, NULL,
     "Quorum: an unanswered Vote or Fetch is sent again after this long.")
+LR_CONF_PROP(METADATA_LOG_MAX_RECORD_BYTES_BETWEEN_SNAPSHOTS, "metadata.log.max.record.bytes.between.snapshots", LR_CONF_INT, 20971520, 1, LR_I64MAX, NULL, NULL,
+    "Controller: a snapshot of the metadata image is written, and the metadata log trimmed below it, once this many bytes of record batches were appended since the last one.")
+LR_CONF_PROP(METADATA_LOG_MAX_SNAPSHOT_INTERVAL_MS, "metadata.log.max.snapshot.interval.ms", LR_CONF_INT, 3600000, 0, LR_I64MAX, NULL, NULL,
+    "Controller: a snapshot is written this long after the last one when records came since (0: no time trigger).")
 LR_CONF_PROP(LISTENERS, "listeners", LR_CONF_STR, 0, 0, 0, "", NULL,
     "Listeners the host opens, NAME://host:port,...; the library does not open sockets.")
 LR_CONF_PROP(ADVERTISED_LISTENERS, "advertised.listeners", LR_CONF_STR, 0, 0, 0, "", NULL,

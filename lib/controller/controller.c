@@ -7,6 +7,7 @@
 #include "base/log.h"
 #include "base/prng.h"
 #include "controller/ctl_int.h"
+#include "controller/md_snapshot.h"
 #include "controller/topic_config.h"
 
 /* ------------------------------------------------------------------------
@@ -68,6 +69,44 @@ void lr_ctl_get_stats(const lr_ctl *ctl, lr_ctl_stats *out) { *out = ctl->stats;
 int lr_ctl_replay(lr_ctl *ctl, const uint8_t *rec, size_t len)
 {
     return lr_md_apply_bytes(ctl->img, rec, len);
+}
+
+typedef struct snap_load {
+    lr_md_image *img;
+    int64_t end;
+} snap_load;
+
+static int snap_put(void *ctx, const uint8_t *rec, size_t len)
+{
+    snap_load *l = ctx;
+    return lr_md_snapshot_apply(l->img, l->end, rec, len);
+}
+
+int lr_ctl_load_snapshot(lr_ctl *ctl, const logrep_conf *conf, int64_t end,
+                         lr_ctl_snap_source_fn src, void *src_ctx)
+{
+    if (ctl->failed)
+        return LOGREP_ERR_NOT_CONTROLLER;
+    if (end < 0 || !src)
+        return LOGREP_ERR__INVALID_ARG;
+    /* Built aside: a snapshot that does not load whole changes nothing. */
+    snap_load l = {lr_md_new(conf), end};
+    if (!l.img)
+        return LOGREP_ERR__NOMEM;
+    int err = src(src_ctx, snap_put, &l);
+    if (err) {
+        LR_LOG(&ctl->log, 3, "controller", "snapshot at %lld not loaded: %s", (long long)end,
+               logrep_err_name(err));
+        lr_md_free(l.img);
+        return err;
+    }
+    lr_md_set_next_offset(l.img, end); /* also a snapshot without records */
+    lr_md_free(ctl->img);
+    ctl->img = l.img;
+    /* Sessions were of the old image's brokers: they start again at the
+     * next timed call, as for a replayed log. */
+    ctl->n_sessions = 0;
+    return 0;
 }
 
 /* Encodes, applies, then hands the record to the sink. */

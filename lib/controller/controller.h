@@ -90,6 +90,30 @@ int lr_ctl_standby(const lr_ctl *ctl);
  * gets next_offset. Never moves the image back. */
 void lr_ctl_skip_to(lr_ctl *ctl, int64_t next_offset);
 
+/* --- snapshots ---------------------------------------------------------- */
+
+/* Hands one record of a snapshot to the loader; 0 or the record's error. */
+typedef int (*lr_ctl_snap_put_fn)(void *put_ctx, const uint8_t *rec, size_t len);
+/* Produces a snapshot's records in order, each through put(put_ctx, ...):
+ * returns 0 once all were given, else its own error or the first non-zero
+ * value put returned (then stop). */
+typedef int (*lr_ctl_snap_source_fn)(void *src_ctx, lr_ctl_snap_put_fn put, void *put_ctx);
+
+/* Rebuilds the controller from a snapshot with end offset `end` (>= 0;
+ * docs/quorum.md, "Snapshots"): a fresh image made with conf (the conf
+ * the controller was made with: the image's defaults come from it) takes
+ * every record src gives as lr_md_snapshot_apply does, and only when all
+ * applied it replaces the image, whose next offset is then `end`;
+ * lr_ctl_replay continues from there. Broker sessions start again as
+ * after a replay (the old ones described the old image). Works active or
+ * standby (the mode is kept). 0; LOGREP_ERR_NOT_CONTROLLER for a stopped
+ * controller; LOGREP_ERR__INVALID_ARG (end < 0, NULL src); LOGREP_ERR__CORRUPT
+ * (a record that does not apply, records with end 0); LOGREP_ERR__UNSUPPORTED;
+ * LOGREP_ERR__NOMEM; src's own errors. On any error the controller is
+ * unchanged. */
+int lr_ctl_load_snapshot(lr_ctl *ctl, const logrep_conf *conf, int64_t end,
+                         lr_ctl_snap_source_fn src, void *src_ctx);
+
 /* --- brokers ------------------------------------------------------------ */
 
 typedef struct lr_ctl_endpoint {

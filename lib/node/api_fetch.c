@@ -5,6 +5,7 @@
  * runs again only when a partition it reads changes or its wait is over. */
 #include <string.h>
 
+#include "node/ctl_snapshot.h"
 #include "node/node_int.h"
 
 typedef struct parked_fetch {
@@ -137,6 +138,19 @@ static int64_t run_fetch(logrep_node *n, logrep_msg *req, logrep_msg *resp, int 
                 int64_t pmax = lr_f_int(qp, LR_FN_PartitionMaxBytes);
                 logrep_err e = lr_nctl_fetch_metadata(n, lr_f_int(qp, LR_FN_FetchOffset),
                                                       (uint64_t)(pmax > 0 ? pmax : 0), &sl, &hw, &ls);
+                /* Below the log start: the snapshot that stands in for
+                 * it, as Kafka answers (error NONE, no records). */
+                lr_qsnap_id sid;
+                logrep_struct *so;
+                if (e == LOGREP_ERR_OFFSET_OUT_OF_RANGE && ls > 0 &&
+                    lr_f_int(qp, LR_FN_FetchOffset) < ls && lr_nctl_snapshot_latest(n, &sid) &&
+                    sid.end_offset >= ls &&
+                    logrep_struct_set_struct(rp, lr_fid(rp, LR_FN_SnapshotId), &so) == 0) {
+                    lr_f_set_int(so, LR_FN_EndOffset, sid.end_offset);
+                    lr_f_set_int(so, LR_FN_Epoch, sid.epoch);
+                    e = LOGREP_OK;
+                    *any_error = 1; /* answered at once */
+                }
                 lr_f_set_int(rp, LR_FN_ErrorCode, lr_wire_code(e));
                 lr_f_set_int(rp, LR_FN_HighWatermark, hw);
                 lr_f_set_int(rp, LR_FN_LastStableOffset, hw);

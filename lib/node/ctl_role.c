@@ -63,6 +63,7 @@ int lr_nctl_sink(void *ctx, int64_t offset, const uint8_t *rec, size_t len)
                (long long)offset, logrep_err_name(err));
         return err;
     }
+    lr_nctl_snapshot_count(n, blen);
     lr_node_metadata_changed(n);
     return 0;
 }
@@ -74,13 +75,15 @@ static int ctl_failed(const logrep_node *n)
     return n->ctl && lr_ctl_failed(n->ctl->ctl) != 0;
 }
 
-static int replay(logrep_node *n, struct lr_ctl_role *r)
+/* Applies the log from `off` (the log start, or a loaded snapshot's end)
+ * to the controller; records below the image's next offset are in it. */
+static int replay(logrep_node *n, struct lr_ctl_role *r, int64_t off)
 {
     logrep_batch_reader *rd;
     int err = logrep_batch_reader_new(n->conf, &rd);
     if (err)
         return err;
-    int64_t off = logrep_log_start_offset(r->log), end = logrep_log_end_offset(r->log);
+    int64_t end = logrep_log_end_offset(r->log);
     uint8_t *buf = NULL;
     size_t cap = 0;
     while (!err && off < end) {
@@ -106,9 +109,11 @@ static int replay(logrep_node *n, struct lr_ctl_role *r)
                 break;
             logrep_record rec;
             while (logrep_batch_reader_next(rd, &rec) == LOGREP_OK)
-                if (rec.value_len > 0)
+                if (rec.value_len > 0 && rec.offset >= lr_md_next_offset(lr_ctl_image(r->ctl)))
                     lr_ctl_replay(r->ctl, rec.value, (size_t)rec.value_len);
             pos += (size_t)h.batch_length + LOGREP_LOG_OVERHEAD;
+            /* Bytes since the snapshot count toward the next one. */
+            lr_nctl_snapshot_count(n, (size_t)h.batch_length + LOGREP_LOG_OVERHEAD);
         }
         off = s.next_offset;
     }
@@ -138,18 +143,24 @@ int lr_nctl_new(logrep_node *n, int64_t now_ms)
         err = logrep_batch_builder_new(n->conf, &r->b);
     if (!err && !(r->ctl = lr_ctl_new(n->conf, lr_nctl_sink, n)))
         err = LOGREP_ERR__NOMEM;
+    lr_nsnap_init(n, &r->snap, dir, now_ms);
     if (!err && n->n_voters > 1) {
         /* A quorum: the image is built from what the quorum commits. */
         if ((err = lr_nq_start(n, r, fresh, now_ms)) != 0)
             lr_nctl_free(n, 1);
         return err;
     }
+    int64_t from = 0;
     if (!err)
-        err = replay(n, r);
+        err = lr_nsnap_open(n, now_ms, &from);
+    if (!err)
+        err = replay(n, r, from);
     /* Each start is a new leadership of the metadata log: a new epoch from
-     * its end, as a Kafka leader begins its epoch. */
+     * its end (and past the snapshot's), as a Kafka leader begins its epoch. */
     if (!err) {
         int32_t last = logrep_log_latest_epoch(r->log);
+        if (last < r->snap.latest.epoch)
+            last = r->snap.latest.epoch;
         r->epoch = last < 0 ? 0 : last + 1;
         err = logrep_log_epoch_assign(r->log, r->epoch, logrep_log_end_offset(r->log));
     }
@@ -208,6 +219,13 @@ int64_t lr_nctl_tick(logrep_node *n, int64_t now_ms)
                logrep_err_name(err));
     int64_t c = lr_ctl_deadline(r->ctl, now_ms);
     next = c < next ? c : next;
+    /* A single controller's records are durable as written: its image may
+     * be snapshotted at any tick. A quorum's caller passes its commits. */
+    if (!r->nq) {
+        lr_nctl_snapshot_maybe(n, now_ms, logrep_log_end_offset(r->log));
+        c = lr_nctl_snapshot_deadline(n, now_ms);
+        next = c < next ? c : next;
+    }
     return qnext < next ? qnext : next;
 }
 

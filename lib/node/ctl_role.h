@@ -9,6 +9,7 @@
 
 #include "base/buf.h"
 #include "controller/controller.h"
+#include "node/ctl_snapshot.h"
 #include "node/node_int.h"
 #include "quorum/qlog.h"
 #include "quorum/qwire.h"
@@ -59,6 +60,7 @@ struct lr_ctl_role {
     int32_t epoch;  /* single controller: its leader epoch of the metadata log */
     int64_t now_ms; /* of the event being handled */
     lr_nq *nq;      /* NULL: the only controller (one voter) */
+    lr_nsnap snap;  /* snapshots of the metadata log (ctl_snapshot.c) */
 };
 
 /* ctl_role.c: the controller's sink, for a controller rebuilt by ctl_quorum.c. */

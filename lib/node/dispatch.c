@@ -6,6 +6,7 @@
  * advertises exactly the served set. */
 #include <string.h>
 
+#include "node/ctl_snapshot.h"
 #include "node/node_int.h"
 
 typedef int (*lr_handler)(logrep_node *n, const lr_req *r);
@@ -47,6 +48,9 @@ static const struct {
     {LOGREP_API_BROKER_REGISTRATION, LR_ROLE_CONTROLLER, NULL, lr_ctl_api_registration},
     {LOGREP_API_BROKER_HEARTBEAT, LR_ROLE_CONTROLLER, NULL, lr_ctl_api_heartbeat},
     {LOGREP_API_ALLOCATE_PRODUCER_IDS, LR_ROLE_CONTROLLER, NULL, lr_ctl_api_allocate_pids},
+    /* Brokers behind the metadata log start (ctl_fsnap.c); a voter's is
+     * the quorum's (quorum_request). */
+    {LOGREP_API_FETCH_SNAPSHOT, LR_ROLE_CONTROLLER, NULL, lr_ctl_api_fetch_snapshot},
     /* The metadata quorum's, with two or more voters (lr_node_serves). */
     {LOGREP_API_VOTE, LR_ROLE_CONTROLLER, NULL, lr_ctl_api_quorum},
     {LOGREP_API_BEGIN_QUORUM_EPOCH, LR_ROLE_CONTROLLER, NULL, lr_ctl_api_quorum},
@@ -212,6 +216,19 @@ static int maybe_defer(logrep_node *n, lr_conn *c, int api, const uint8_t *frame
     return 1;
 }
 
+/* 1 when the quorum (ctl_qwire.c) may own r: a Fetch (it tells a voter's
+ * from a broker's), a FetchSnapshot from a voter; brokers' FetchSnapshot
+ * is served from the controller's snapshots (ctl_fsnap.c). */
+static int quorum_request(logrep_node *n, const lr_req *r, int api)
+{
+    if (!lr_nctl_quorum(n) || !(r->roles & LR_ROLE_CONTROLLER))
+        return 0;
+    if (api == LOGREP_API_FETCH)
+        return 1;
+    int32_t from = (int32_t)lr_f_int(logrep_msg_root(r->msg), LR_FN_ReplicaId);
+    return api == LOGREP_API_FETCH_SNAPSHOT && from >= 0 && lr_voter_get(n, from) != NULL;
+}
+
 static int run(logrep_node *n, lr_conn *c, lr_slot *slot, const uint8_t *frame, size_t flen,
                int64_t now_ms)
 {
@@ -225,8 +242,8 @@ static int run(logrep_node *n, lr_conn *c, lr_slot *slot, const uint8_t *frame, 
                logrep_proto_api_name(api), logrep_msg_version(n->req));
         return LOGREP_ERR__CORRUPT;
     }
-    /* A voter's Fetch of the metadata log is the quorum's. */
-    if (api == LOGREP_API_FETCH && lr_nctl_quorum(n) && (r.roles & LR_ROLE_CONTROLLER)) {
+    /* A voter's Fetch or FetchSnapshot of the metadata log is the quorum's. */
+    if (quorum_request(n, &r, api)) {
         int q = lr_ctl_api_quorum(n, &r);
         if (q != 1)
             return q;
@@ -241,10 +258,11 @@ static int run(logrep_node *n, lr_conn *c, lr_slot *slot, const uint8_t *frame, 
     if (ctl) {
         lr_nctl_at(n, now_ms); /* the time its records carry */
         /* The quorum's own answers (Vote, Begin/EndQuorumEpoch,
-         * DescribeQuorum) rest on the quorum's state, not on records, and
+         * DescribeQuorum) and snapshots rest on no record in flight, and
          * are never held: the commit may need the very voter they answer,
          * whose fetches queue behind them on its connection. */
-        r.ctl = !(api >= LOGREP_API_VOTE && api <= LOGREP_API_DESCRIBE_QUORUM);
+        r.ctl = !(api >= LOGREP_API_VOTE && api <= LOGREP_API_DESCRIBE_QUORUM) &&
+                api != LOGREP_API_FETCH_SNAPSHOT;
     }
     return h(n, &r);
 }

@@ -92,6 +92,14 @@ static void md_fetch_done(logrep_node *n, lr_peer *p, lr_outreq *o, int64_t now_
     int fc = pe ? lr_fid(pe, LR_FN_CurrentLeader) : -1;
     if (fc >= 0 && logrep_struct_tag_present(pe, fc))
         lr_voters_learn(n, (int32_t)lr_f_int(logrep_struct_struct(pe, fc), LR_FN_LeaderId));
+    int fs = pe ? lr_fid(pe, LR_FN_SnapshotId) : -1;
+    if (fs >= 0 && logrep_struct_tag_present(pe, fs) && !lr_f_int(pe, LR_FN_ErrorCode)) {
+        /* Behind the controller's log start: its snapshot first (mdsnap.c). */
+        logrep_struct *so = logrep_struct_struct(pe, fs);
+        lr_mdsnap_begin(n, lr_f_int(so, LR_FN_EndOffset), (int32_t)lr_f_int(so, LR_FN_Epoch),
+                        now_ms);
+        return;
+    }
     if (pe && !lr_f_int(pe, LR_FN_ErrorCode))
         logrep_struct_bytes(pe, lr_fid(pe, LR_FN_Records), &recs, &rlen);
     else /* a stopped controller answers at once: not again at once */
@@ -138,7 +146,7 @@ static void send_metadata_fetch(logrep_node *n, int64_t now_ms)
 
 void lr_md_follow_tick(logrep_node *n, int64_t now_ms)
 {
-    if (!n->md.fetching && now_ms >= n->md.fetch_after)
+    if (!lr_mdsnap_tick(n, now_ms) && !n->md.fetching && now_ms >= n->md.fetch_after)
         send_metadata_fetch(n, now_ms);
     broker_maybe_apply(n, now_ms);
 }
@@ -146,7 +154,9 @@ void lr_md_follow_tick(logrep_node *n, int64_t now_ms)
 int64_t lr_md_follow_deadline(const logrep_node *n, int64_t now_ms)
 {
     int64_t next = INT64_MAX;
-    if (!n->md.fetching)
+    if (n->md.snap)
+        next = lr_mdsnap_deadline(n, now_ms);
+    else if (!n->md.fetching)
         next = lr_peer_after_backoff(lr_peer_find(n, n->ctl_id, LR_CH_METADATA), n->md.fetch_after);
     /* Opens left for later, or a storage error: soon, without spinning. */
     if (n->md.apply_retry) {

@@ -163,6 +163,7 @@ LOGREP_API void logrep_node_free(logrep_node *n, int abandon)
     lr_dirs_free(n);
     logrep_batch_reader_free(n->produce.rezip);
     lr_conns_free(n);
+    lr_mdsnap_free(n);
     lr_md_free(n->md.img);
     logrep_msg_free(n->req);
     logrep_msg_free(n->resp);

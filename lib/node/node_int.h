@@ -7,7 +7,8 @@
  *   park.c         parked requests and what wakes them
  *   dispatch.c     which API is served on which listener, and by whom
  *   lifecycle.c    registration, heartbeats, fencing, controlled shutdown
- *   mdfollow.c     following the controller's metadata log
+ *   mdfollow.c     following the controller's metadata log; mdsnap.c
+ *                  loading its snapshot when behind its log start
  *   parts.c        hosted partitions: opening, configs, leadership
  *   fetcher.c      the replica fetcher and ISR change proposals
  *   producer_ids.c producer id blocks and InitProducerId
@@ -81,6 +82,8 @@ typedef struct lr_mdview {
     int fetching;
     int apply_retry;     /* partitions must be brought in line with img */
     int64_t apply_after; /* an apply that failed on storage: retried then */
+    struct lr_mdsnap *snap; /* a controller's snapshot being loaded (mdsnap.c) */
+    uint64_t snap_seq;
 } lr_mdview;
 
 /* The broker's life with the controller (lifecycle.c). */
@@ -379,6 +382,16 @@ void lr_cleaning_tick(logrep_node *n, int64_t now_ms, int64_t *next);
 int lr_is_metadata_topic(const uint8_t id[16]);
 void lr_md_follow_tick(logrep_node *n, int64_t now_ms);
 int64_t lr_md_follow_deadline(const logrep_node *n, int64_t now_ms);
+
+/* ---- mdsnap.c: a broker loading the controller's snapshot ---- */
+/* A metadata fetch was answered with SnapshotId (end, epoch): load it. */
+void lr_mdsnap_begin(logrep_node *n, int64_t end, int32_t epoch, int64_t now_ms);
+/* 1 while a snapshot is being loaded (the metadata fetch waits): sends
+ * its next FetchSnapshot when none is out. */
+int lr_mdsnap_tick(logrep_node *n, int64_t now_ms);
+int64_t lr_mdsnap_deadline(const logrep_node *n, int64_t now_ms);
+/* Throws a load under way away (NULL-safe). */
+void lr_mdsnap_free(logrep_node *n);
 
 /* ---- lifecycle.c ---- */
 /* The controller's control-channel peer (NULL when out of memory). */
