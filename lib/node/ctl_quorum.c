@@ -84,6 +84,66 @@ static int boot_state(logrep_node *n, lr_nq *nq, int fresh, lr_qstate_file *f,
     return 0;
 }
 
+/* ------------------------------------------------------------ snapshots */
+
+/* The quorum installed its leader's snapshot (inside lr_quorum_receive,
+ * before the log restarts at its end): the standby controller becomes the
+ * snapshot's image, and the committed log is applied from its end. */
+static int nq_load(void *host, lr_qsnap_id id)
+{
+    logrep_node *n = host;
+    lr_nq *nq = nq_of(n);
+    if (nq->active)
+        return LOGREP_ERR_NOT_LEADER_OR_FOLLOWER; /* a leader installs nothing */
+    int err = lr_nctl_snapshot_load(n, id, nq->now);
+    if (err)
+        return err;
+    nq->applied = id.end_offset;
+    if (nq->hw < id.end_offset)
+        nq->hw = id.end_offset; /* a snapshot holds only committed entries */
+    lr_node_metadata_changed(n);
+    return 0;
+}
+
+/* At start: the quorum's log learns the snapshots in the directory (what
+ * a crash cut short is finished there), and the standby controller starts
+ * from the newest, the committed log being applied from its end. */
+static int start_from_snapshot(logrep_node *n, struct lr_ctl_role *r, lr_nq *nq, int64_t now_ms)
+{
+    int err = lr_qlog_set_snapshots(nq->ql, n->st, nq->dir, nq_load);
+    if (err) {
+        LR_LOG(&n->logger, LOGREP_LEVEL_ERROR, "quorum", "metadata snapshots in %s: %s", nq->dir,
+               logrep_err_name(err));
+        return err;
+    }
+    lr_qsnap_id id;
+    if (!lr_qlog_snapshot(nq->ql, &id)) {
+        if (logrep_log_start_offset(r->log) <= 0)
+            return 0;
+        LR_LOG(&n->logger, LOGREP_LEVEL_ERROR, "quorum",
+               "the metadata log starts at %lld and no snapshot holds what was below it",
+               (long long)logrep_log_start_offset(r->log));
+        return LOGREP_ERR__CORRUPT;
+    }
+    if ((err = lr_nctl_snapshot_load(n, id, now_ms)) != 0)
+        return err;
+    nq->applied = id.end_offset;
+    return 0;
+}
+
+/* The policy (ctl_snapshot.c) over what the previous events committed:
+ * from the tick, before the quorum moves, so that a snapshot and the trim
+ * below it never cover entries committed in the same event. The quorum's
+ * log learns the new snapshot (its log start moved). */
+static void maybe_snapshot(logrep_node *n, lr_nq *nq, int64_t now_ms)
+{
+    if (lr_nctl_snapshot_maybe(n, now_ms, lr_nctl_committed(n)) == 1) {
+        lr_qsnap_id id;
+        if (lr_nctl_snapshot_latest(n, &id))
+            lr_qlog_snapshot_written(nq->ql, id);
+    }
+}
+
 int lr_nq_start(logrep_node *n, struct lr_ctl_role *r, int fresh, int64_t now_ms)
 {
     lr_nq *nq = lr_calloc(&n->alloc, 1, sizeof *nq);
@@ -106,6 +166,8 @@ int lr_nq_start(logrep_node *n, struct lr_ctl_role *r, int fresh, int64_t now_ms
     int err = boot_state(n, nq, fresh, &f, &boot);
     if (!err)
         err = lr_qlog_new(n->conf, r->log, n, &nq->ql);
+    if (!err)
+        err = start_from_snapshot(n, r, nq, now_ms);
     int64_t durable;
     if (!err) {
         lr_qlog_set_now(nq->ql, now_ms);
@@ -193,6 +255,9 @@ static int apply_committed(logrep_node *n, lr_nq *nq)
                            (long long)nq->applied, logrep_err_name(err));
                 lr_ctl_skip_to(n->ctl->ctl, nq->applied + 1);
             }
+            /* The entry's batch, near enough: 61 bytes of batch header
+             * and about 9 of record framing (qlog writes one per entry). */
+            lr_nctl_snapshot_count(n, es[i].len + 70);
             nq->applied++;
         }
         lr_node_metadata_changed(n); /* brokers' metadata fetches may go on */
@@ -211,6 +276,13 @@ static int rebuild(logrep_node *n, lr_nq *nq)
     n->ctl->ctl = c;
     lr_ctl_set_standby(c, 1);
     nq->applied = 0;
+    lr_qsnap_id id;
+    if (lr_qlog_snapshot(nq->ql, &id)) {
+        int err = lr_nctl_snapshot_load(n, id, nq->now);
+        if (err)
+            return err;
+        nq->applied = id.end_offset;
+    }
     return apply_committed(n, nq);
 }
 
@@ -320,6 +392,7 @@ int64_t lr_nq_tick(logrep_node *n, int64_t now_ms)
     lr_nq *nq = nq_of(n);
     nq->now = now_ms;
     lr_qlog_set_now(nq->ql, now_ms);
+    maybe_snapshot(n, nq, now_ms);
     lr_quorum_tick(nq->q, now_ms);
     int64_t next = lr_nq_handover_tick(n, nq, now_ms);
     lr_nq_pump(n, now_ms);
@@ -327,7 +400,12 @@ int64_t lr_nq_tick(logrep_node *n, int64_t now_ms)
     next = qnext < next ? qnext : next;
     if (nq->persist_pending && nq->persist_retry_ms < next)
         next = nq->persist_retry_ms;
-    return next;
+    /* While the image holds proposals not yet committed nothing can be
+     * snapshotted: the tick that follows their commit does it. */
+    int64_t snext = lr_md_next_offset(lr_ctl_image(n->ctl->ctl)) == lr_nctl_committed(n)
+                        ? lr_nctl_snapshot_deadline(n, now_ms)
+                        : INT64_MAX;
+    return snext < next ? snext : next;
 }
 
 /* ------------------------------------------------------------ queries */

@@ -1,6 +1,6 @@
 /* The quorum's messages on the wire (docs/quorum.md, "In the node"):
  * requests from other voters (Vote, BeginQuorumEpoch, EndQuorumEpoch, a
- * voter's Fetch of the metadata log) handed to this voter's quorum, its
+ * voter's Fetch of the metadata log and FetchSnapshot) handed to this voter's quorum, its
  * answers put in their place, and the quorum's own requests sent on a
  * connection of their own to each voter (LR_CH_QUORUM), their answers
  * decoded against the request they answer. DescribeQuorum is answered
@@ -71,7 +71,7 @@ static const lr_out_ops q_ops = {q_done, q_failed};
 static int is_response(lr_qmsg_type t)
 {
     return t == LR_QM_VOTE_RESP || t == LR_QM_BEGIN_RESP || t == LR_QM_END_RESP ||
-           t == LR_QM_FETCH_RESP;
+           t == LR_QM_FETCH_RESP || t == LR_QM_FSNAP_RESP;
 }
 
 /* An answer goes in the place of the request being handled; a request is
@@ -104,10 +104,11 @@ void lr_nq_send(logrep_node *n, int32_t to, const lr_qmsg *m)
     lr_peer *p = lr_peer_get(n, to, LR_CH_QUORUM);
     int version;
     int api = lr_qwire_api(m->type, &version);
-    /* A fetch goes even while the connection is in its reconnect backoff:
-     * dropped, the quorum would count it in flight and fetch again only
-     * after its request timeout. */
-    if (!p || api < 0 || (m->type != LR_QM_FETCH_REQ && !lr_peer_ready(p, nq->now)))
+    /* A fetch (of the log or of a snapshot) goes even while the
+     * connection is in its reconnect backoff: dropped, the quorum would
+     * count it in flight and fetch again only after its request timeout. */
+    if (!p || api < 0 ||
+        (m->type != LR_QM_FETCH_REQ && m->type != LR_QM_FSNAP_REQ && !lr_peer_ready(p, nq->now)))
         return;
     logrep_struct *root = lr_peer_start(n, api, version);
     qout *x = root ? lr_malloc(&n->alloc, sizeof *x) : NULL;
