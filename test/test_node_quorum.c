@@ -83,16 +83,7 @@ Test(node_quorum, elects_one_active_controller_and_serves)
 /* A CreateTopics v7 of one topic, RF 3, for node `to`'s listener. */
 static uint64_t create_send(net *w, int to, const char *listener, const char *name, int parts)
 {
-    logrep_msg *m;
-    logrep_msg_new(NULL, &m);
-    cr_assert_eq(logrep_msg_init_request(m, LOGREP_API_CREATE_TOPICS, 7, 7, "test"), LOGREP_OK);
-    logrep_struct *root = logrep_msg_root(m);
-    logrep_struct_set_int(root, logrep_struct_field(root, "timeoutMs"), 10000);
-    logrep_struct_set_count(root, logrep_struct_field(root, "Topics"), 1);
-    logrep_struct *t = elem(root, "Topics", 0);
-    logrep_struct_set_bytes(t, logrep_struct_field(t, "Name"), name, (int32_t)strlen(name));
-    logrep_struct_set_int(t, logrep_struct_field(t, "NumPartitions"), parts);
-    logrep_struct_set_int(t, logrep_struct_field(t, "ReplicationFactor"), 3);
+    logrep_msg *m = create_topic_request(name, parts, 3, NULL);
     uint64_t c = client_send_on(w, to, listener, m);
     logrep_msg_free(m);
     return c;

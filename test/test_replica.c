@@ -1,4 +1,4 @@
-/* Partition replica state machine (lib/replica/partition.c), driven
+/* Partition replica state machine (lib/replica/partition*.c), driven
  * directly: three replicas on in-memory storage, a test-side controller
  * that hands out metadata, and fetches shuttled by hand so each scenario
  * of docs/replication.md §3 is an exact schedule. */

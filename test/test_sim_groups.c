@@ -10,20 +10,6 @@
 #include <logrep/sim.h>
 #include "sim_testutil.h"
 
-static void dump_fail(logrep_sim *s, const char *what)
-{
-    fprintf(stderr, "%s: %s\n", what, logrep_sim_failure(s) ? logrep_sim_failure(s) : "(no violation)");
-    sim_dump(s, stderr, 200);
-}
-
-static void run(logrep_sim *s, int64_t ms)
-{
-    if (logrep_sim_run(s, ms) != LOGREP_OK) {
-        dump_fail(s, "run");
-        cr_assert_fail("violation: %s", logrep_sim_failure(s));
-    }
-}
-
 static logrep_sim *start(uint64_t seed, int32_t partitions, int32_t retention_minutes)
 {
     logrep_sim_conf c;
@@ -31,12 +17,7 @@ static logrep_sim *start(uint64_t seed, int32_t partitions, int32_t retention_mi
     c.seed = seed;
     c.partitions = partitions;
     c.offsets_retention_minutes = retention_minutes;
-    logrep_sim *s = NULL;
-    logrep_err e = logrep_sim_new(&c, &s);
-    if (e) {
-        dump_fail(s, "new");
-        cr_assert_fail("sim_new: %s", logrep_err_name(e));
-    }
+    logrep_sim *s = sim_start(&c, 1);
     for (int32_t p = 0; p < partitions; p++)
         logrep_sim_producer(s, p, -1, 1, 20, 3);
     return s;
@@ -44,10 +25,7 @@ static logrep_sim *start(uint64_t seed, int32_t partitions, int32_t retention_mi
 
 static void heal_and_free(logrep_sim *s)
 {
-    if (logrep_sim_heal(s, 20000) != LOGREP_OK) {
-        dump_fail(s, "heal");
-        cr_assert_fail("heal: %s", logrep_sim_failure(s));
-    }
+    sim_heal(s);
     logrep_sim_free(s);
 }
 
@@ -76,9 +54,9 @@ static int32_t settle(logrep_sim *s, const int32_t *ms, int n, int32_t partition
         }
         if (ok && owned == partitions)
             return gen;
-        run(s, 50);
+        sim_run(s, 50);
     }
-    dump_fail(s, "settle");
+    sim_dump_fail(s, "settle");
     cr_assert_fail("the group did not settle in %lld ms", (long long)max_ms);
     return -1;
 }
@@ -99,7 +77,7 @@ Test(sim_groups, members_consume_commit_and_hand_over)
     int32_t m[3] = {logrep_sim_group_member(s, 0, 20), logrep_sim_group_member(s, 0, 30),
                     logrep_sim_group_member(s, 0, 40)};
     int32_t gen = settle(s, m, 3, 3, -1, 10000);
-    run(s, 3000);
+    sim_run(s, 3000);
     logrep_sim_stats st = stats(s);
     cr_assert_gt(st.group_commits, 0);
     cr_assert_gt(st.group_fetches, 0);
@@ -107,7 +85,7 @@ Test(sim_groups, members_consume_commit_and_hand_over)
     logrep_sim_actor_stop(s, m[2]);
     gen = settle(s, m, 3, 3, gen, 10000);
     cr_assert(view(s, m[2]).gone);
-    run(s, 2000);
+    sim_run(s, 2000);
     for (int32_t p = 0; p < 3; p++) {
         int64_t off = -2;
         cr_assert_eq(logrep_sim_offset_fetch(s, 0, p, 5000, &off), LOGREP_OK);
@@ -123,7 +101,7 @@ Test(sim_groups, dead_member_expires)
     logrep_sim *s = start(102, 2, 0);
     int32_t m[2] = {logrep_sim_group_member(s, 0, 20), logrep_sim_group_member(s, 0, 20)};
     int32_t gen = settle(s, m, 2, 2, -1, 10000);
-    run(s, 1000);
+    sim_run(s, 1000);
     logrep_sim_group_member_kill(s, m[0]);
     settle(s, m, 2, 2, gen, 15000);
     cr_assert_eq(view(s, m[1]).n_assigned, 2);
@@ -140,12 +118,12 @@ Test(sim_groups, coordinator_crash_after_commit)
     logrep_sim *s = start(103, 2, 0);
     int32_t m[3] = {logrep_sim_group_member(s, 0, 20), logrep_sim_group_member(s, 0, 20), -1};
     int32_t gen = settle(s, m, 2, 2, -1, 10000);
-    run(s, 1000);
+    sim_run(s, 1000);
     /* Step until a new commit is acknowledged. */
     int64_t before = stats(s).group_commits;
     int64_t t = 0;
     for (; t < 5000 && stats(s).group_commits == before; t++)
-        run(s, 1);
+        sim_run(s, 1);
     cr_assert_gt(stats(s).group_commits, before, "no commit acknowledged");
     int64_t acked[2] = {-1, -1};
     int32_t coord = -1;
@@ -184,16 +162,16 @@ Test(sim_groups, offsets_expire_as_configured)
     logrep_sim *s = start(104, 1, 1);
     int32_t m[1] = {logrep_sim_group_member(s, 0, 20)};
     settle(s, m, 1, 1, -1, 10000);
-    run(s, 2000);
+    sim_run(s, 2000);
     logrep_sim_actor_stop(s, m[0]);
     for (int64_t t = 0; t < 5000 && !view(s, m[0]).gone; t += 50)
-        run(s, 50);
+        sim_run(s, 50);
     cr_assert(view(s, m[0]).gone);
     int64_t off = -2;
-    run(s, 30000);
+    sim_run(s, 30000);
     cr_assert_eq(logrep_sim_offset_fetch(s, 0, 0, 5000, &off), LOGREP_OK);
     cr_assert_geq(off, 0, "expired before the retention");
-    run(s, 35000);
+    sim_run(s, 35000);
     cr_assert_eq(logrep_sim_offset_fetch(s, 0, 0, 5000, &off), LOGREP_OK);
     cr_assert_eq(off, -1, "not expired after the retention: %lld", (long long)off);
     heal_and_free(s);
@@ -212,7 +190,7 @@ ParameterizedTest(uint64_t *seed, sim_groups, random_seeds)
     logrep_err e = logrep_sim_random(*seed, NULL, 5000, &s);
     if (e != LOGREP_OK) {
         if (s)
-            dump_fail(s, "random");
+            sim_dump_fail(s, "random");
         logrep_sim_free(s);
         cr_assert_fail("seed %llu: %s (LOGREP_SIM_SEED=%llu make soak)", (unsigned long long)*seed,
                        logrep_err_name(e), (unsigned long long)*seed);

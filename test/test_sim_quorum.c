@@ -17,21 +17,6 @@
 #include <logrep/sim.h>
 #include "sim_testutil.h"
 
-static void dump_fail(logrep_sim *s, const char *what)
-{
-    fprintf(stderr, "%s: %s\n", what,
-            logrep_sim_failure(s) ? logrep_sim_failure(s) : "(no violation)");
-    sim_dump(s, stderr, 200);
-}
-
-static void run(logrep_sim *s, int64_t ms)
-{
-    if (logrep_sim_run(s, ms) != LOGREP_OK) {
-        dump_fail(s, "run");
-        cr_assert_fail("violation: %s", logrep_sim_failure(s));
-    }
-}
-
 /* Three brokers, one partition RF 3 min ISR 2, three controller voters
  * (ids 4, 5, 6), an idempotent acks=all producer and a consumer. */
 static logrep_sim *start(uint64_t seed)
@@ -39,12 +24,7 @@ static logrep_sim *start(uint64_t seed)
     logrep_sim_conf c;
     memset(&c, 0, sizeof c);
     c.seed = seed;
-    logrep_sim *s = NULL;
-    logrep_err e = logrep_sim_new_ex(&c, 3, &s);
-    if (e) {
-        dump_fail(s, "new");
-        cr_assert_fail("sim_new: %s", logrep_err_name(e));
-    }
+    logrep_sim *s = sim_start(&c, 3);
     int32_t first;
     cr_assert_eq(logrep_sim_controllers(s, &first), 3);
     cr_assert_eq(first, 4);
@@ -61,9 +41,9 @@ static int32_t await_active(logrep_sim *s, int32_t not, int64_t max_ms)
         int32_t a = logrep_sim_active_controller(s);
         if (a > 0 && a != not)
             return a;
-        run(s, 20);
+        sim_run(s, 20);
     }
-    dump_fail(s, "await_active");
+    sim_dump_fail(s, "await_active");
     cr_assert_fail("no active controller other than %d within %lld ms", not, (long long)max_ms);
     return -1;
 }
@@ -84,19 +64,16 @@ static int32_t await_new_leader(logrep_sim *s, int32_t not, int32_t epoch, int64
         int32_t e, l = part_leader(s, &e);
         if (l > 0 && l != not && e > epoch)
             return l;
-        run(s, 20);
+        sim_run(s, 20);
     }
-    dump_fail(s, "await_new_leader");
+    sim_dump_fail(s, "await_new_leader");
     cr_assert_fail("partition 0 has no new leader within %lld ms", (long long)max_ms);
     return -1;
 }
 
 static void heal(logrep_sim *s)
 {
-    if (logrep_sim_heal(s, 20000) != LOGREP_OK) {
-        dump_fail(s, "heal");
-        cr_assert_fail("heal: %s", logrep_sim_failure(s));
-    }
+    sim_heal(s);
     cr_assert_geq(logrep_sim_active_controller(s), 4, "no active controller after the heal");
     logrep_sim_stats st;
     logrep_sim_stats_get(s, &st);
@@ -110,7 +87,7 @@ static void heal(logrep_sim *s)
 Test(sim_quorum, active_controller_crash)
 {
     logrep_sim *s = start(101);
-    run(s, 500);
+    sim_run(s, 500);
     int32_t a = logrep_sim_active_controller(s);
     logrep_sim_voter v0;
     cr_assert_eq(logrep_sim_voter_view(s, a, &v0), LOGREP_OK);
@@ -125,7 +102,7 @@ Test(sim_quorum, active_controller_crash)
     cr_assert_eq(logrep_sim_kill(s, l, LOGREP_SIM_CRASH_PROCESS), LOGREP_OK);
     await_new_leader(s, l, e, 5000);
     cr_assert_eq(logrep_sim_restart(s, a), LOGREP_OK);
-    run(s, 1000);
+    sim_run(s, 1000);
     cr_assert_eq(logrep_sim_active_controller(s), b, "the restarted voter took over");
     heal(s);
     logrep_sim_free(s);
@@ -139,7 +116,7 @@ Test(sim_quorum, active_controller_crash)
 Test(sim_quorum, controller_partitioned_from_voters)
 {
     logrep_sim *s = start(102);
-    run(s, 500);
+    sim_run(s, 500);
     int32_t a = logrep_sim_active_controller(s);
     for (int32_t o = 4; o <= 6; o++)
         if (o != a)
@@ -148,7 +125,7 @@ Test(sim_quorum, controller_partitioned_from_voters)
     cr_assert_eq(logrep_sim_kill(s, l, LOGREP_SIM_CRASH_PROCESS), LOGREP_OK);
     int32_t b = await_active(s, a, 5000);
     await_new_leader(s, l, e, 5000);
-    run(s, 1500);
+    sim_run(s, 1500);
     logrep_sim_voter va;
     cr_assert_eq(logrep_sim_voter_view(s, a, &va), LOGREP_OK);
     cr_assert(!va.active, "the cut-off controller %d still acts", a);
@@ -156,7 +133,7 @@ Test(sim_quorum, controller_partitioned_from_voters)
     for (int32_t o = 4; o <= 6; o++)
         if (o != a)
             logrep_sim_partition(s, a, o, 0);
-    run(s, 1000);
+    sim_run(s, 1000);
     heal(s);
     logrep_sim_free(s);
 }
@@ -169,16 +146,16 @@ Test(sim_quorum, controller_partitioned_from_voters)
 Test(sim_quorum, two_voters_lost_in_sequence)
 {
     logrep_sim *s = start(103);
-    run(s, 500);
+    sim_run(s, 500);
     int32_t a = logrep_sim_active_controller(s);
     int32_t b = a == 4 ? 5 : 4, c = 15 - a - b;
     cr_assert_eq(logrep_sim_kill(s, b, LOGREP_SIM_CRASH_POWER), LOGREP_OK);
-    run(s, 500);
+    sim_run(s, 500);
     cr_assert_eq(logrep_sim_active_controller(s), a, "one voter down: %d stays active", a);
     int64_t committed = logrep_sim_metadata_committed(s);
     cr_assert_eq(logrep_sim_kill(s, a, LOGREP_SIM_CRASH_POWER_DROP), LOGREP_OK);
     for (int t = 0; t < 2000; t += 50) {
-        run(s, 50);
+        sim_run(s, 50);
         cr_assert_eq(logrep_sim_active_controller(s), -1, "voter %d acts alone", c);
     }
     int64_t base;
@@ -203,24 +180,24 @@ Test(sim_quorum, two_voters_lost_in_sequence)
 Test(sim_quorum, voters_restart_with_disk_loss)
 {
     logrep_sim *s = start(104);
-    run(s, 500);
+    sim_run(s, 500);
     int32_t a = logrep_sim_active_controller(s);
     int32_t b = a == 4 ? 5 : 4;
     cr_assert_eq(logrep_sim_kill(s, b, LOGREP_SIM_CRASH_DISK), LOGREP_OK);
-    run(s, 300);
+    sim_run(s, 300);
     cr_assert_eq(logrep_sim_restart(s, b), LOGREP_OK);
-    run(s, 500);
+    sim_run(s, 500);
     logrep_sim_voter vb;
     cr_assert_eq(logrep_sim_voter_view(s, b, &vb), LOGREP_OK);
     cr_assert(vb.up && vb.abstaining, "voter %d lost its disk and does not abstain", b);
     cr_assert_eq(logrep_sim_active_controller(s), a);
     /* A leader change without b: the active controller restarts. */
     cr_assert_eq(logrep_sim_kill(s, a, LOGREP_SIM_CRASH_PROCESS), LOGREP_OK);
-    run(s, 300);
+    sim_run(s, 300);
     cr_assert_eq(logrep_sim_restart(s, a), LOGREP_OK);
     await_active(s, -1, 6000);
     for (int t = 0; t < 6000 && vb.abstaining; t += 50) {
-        run(s, 50);
+        sim_run(s, 50);
         logrep_sim_voter_view(s, b, &vb);
     }
     cr_assert(!vb.abstaining, "voter %d is not trusted again after a leader change", b);
@@ -231,7 +208,7 @@ Test(sim_quorum, voters_restart_with_disk_loss)
     cr_assert_eq(logrep_sim_kill(s, l, LOGREP_SIM_CRASH_PROCESS), LOGREP_OK);
     await_new_leader(s, l, e, 5000);
     cr_assert_eq(logrep_sim_restart(s, a2), LOGREP_OK);
-    run(s, 1000);
+    sim_run(s, 1000);
     cr_assert_eq(logrep_sim_active_controller(s), n);
     heal(s);
     logrep_sim_free(s);
@@ -245,17 +222,17 @@ Test(sim_quorum, voters_restart_with_disk_loss)
 Test(sim_quorum, whole_cluster_power_loss)
 {
     logrep_sim *s = start(105);
-    run(s, 1500);
+    sim_run(s, 1500);
     int64_t committed = logrep_sim_metadata_committed(s);
     for (int32_t id = 1; id <= 6; id++)
         cr_assert_eq(logrep_sim_kill(s, id, id % 2 ? LOGREP_SIM_CRASH_POWER
                                                    : LOGREP_SIM_CRASH_POWER_DROP),
                      LOGREP_OK);
-    run(s, 1000);
+    sim_run(s, 1000);
     static const int32_t order[] = {5, 2, 6, 1, 4, 3};
     for (size_t i = 0; i < 6; i++) {
         cr_assert_eq(logrep_sim_restart(s, order[i]), LOGREP_OK);
-        run(s, 100);
+        sim_run(s, 100);
     }
     await_active(s, -1, 8000);
     cr_assert_geq(logrep_sim_metadata_committed(s), committed);
@@ -281,19 +258,8 @@ ParameterizedTest(int *chunk, sim_quorum, random_seeds)
 {
     int failed = 0;
     uint64_t first = 1 + (uint64_t)*chunk * QSWEEP_SEEDS;
-    for (uint64_t seed = first; seed < first + QSWEEP_SEEDS; seed++) {
-        logrep_sim *s = NULL;
-        if (logrep_sim_random_ex(seed, NULL, 5000, 3, &s) != LOGREP_OK) {
-            fprintf(stderr, "seed %llu FAILED: %s\nreproduce: LOGREP_SIM_SEED=%llu "
-                            "LOGREP_SIM_CONTROLLERS=3 make soak\n",
-                    (unsigned long long)seed, s ? logrep_sim_failure(s) : "?",
-                    (unsigned long long)seed);
-            if (s)
-                sim_dump(s, stderr, 120);
-            failed++;
-        }
-        logrep_sim_free(s);
-    }
+    for (uint64_t seed = first; seed < first + QSWEEP_SEEDS; seed++)
+        failed += sim_run_seed(seed, NULL, 3, stderr, 120);
     cr_assert_eq(failed, 0, "%d of quorum seeds %llu..%llu failed (see above)", failed,
                  (unsigned long long)first, (unsigned long long)(first + QSWEEP_SEEDS - 1));
 }

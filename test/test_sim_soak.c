@@ -12,9 +12,6 @@
 #include <logrep/sim.h>
 #include "sim_testutil.h"
 
-/* Virtual time of one random run, before the heal phase. */
-#define RUN_MS 5000
-
 static const char *env_bug(void)
 {
     const char *b = getenv("LOGREP_SIM_BUG");
@@ -29,37 +26,9 @@ static int32_t env_controllers(void)
     return c && *c ? (int32_t)atoi(c) : 0;
 }
 
-/* Runs one seed in controller mode `ctl` (0: the seed's); on failure
- * prints the seed, the violation and the tail of the trace to f. Returns
- * 0 when the seed passes. */
-static int run_seed_mode(uint64_t seed, const char *bug, int32_t ctl, FILE *f, int tail)
-{
-    logrep_sim *s = NULL;
-    logrep_err e = logrep_sim_random_ex(seed, bug, RUN_MS, ctl, &s);
-    if (e == LOGREP_OK)
-        return 0;
-    if (f) {
-        fprintf(f, "seed %llu FAILED: %s\n", (unsigned long long)seed,
-                s && logrep_sim_failure(s) ? logrep_sim_failure(s) : logrep_err_name(e));
-        if (tail > 0 && s) {
-            fprintf(f, "---- last %d trace lines of seed %llu ----\n", tail, (unsigned long long)seed);
-            sim_dump(s, f, tail);
-        }
-        char mode[48] = "";
-        if (ctl)
-            snprintf(mode, sizeof mode, " LOGREP_SIM_CONTROLLERS=%d", (int)ctl);
-        fprintf(f, "reproduce: LOGREP_SIM_SEED=%llu%s%s%s make soak (%s)\n",
-                (unsigned long long)seed, bug ? " LOGREP_SIM_BUG=" : "", bug ? bug : "", mode,
-                (ctl ? ctl : logrep_sim_random_controllers(seed)) > 1 ? "controller quorum"
-                                                                      : "one controller");
-    }
-    logrep_sim_free(s);
-    return 1;
-}
-
 static int run_seed(uint64_t seed, const char *bug, FILE *f, int tail)
 {
-    return run_seed_mode(seed, bug, env_controllers(), f, tail);
+    return sim_run_seed(seed, bug, env_controllers(), f, tail);
 }
 
 #ifdef LOGREP_SIM_SOAK_MAIN
@@ -80,7 +49,7 @@ int main(int argc, char **argv)
     uint64_t base = s0 && *s0 ? strtoull(s0, NULL, 10)
                               : ((uint64_t)time(NULL) * 2654435761u) % 1000000000u;
     printf("soak: %ld seeds from %llu%s%s, %d ms each\n", n, (unsigned long long)base,
-           bug ? ", bug " : "", bug ? bug : "", RUN_MS);
+           bug ? ", bug " : "", bug ? bug : "", SIM_RUN_MS);
     fflush(stdout);
     long failed = 0;
     for (long i = 0; i < n; i++) {
@@ -135,7 +104,7 @@ Test(sim, soak_regressions)
     int failed = 0;
     /* Found with one controller: replayed so (36333 draws a quorum now). */
     for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++)
-        failed += run_seed_mode(seeds[i], NULL, 1, stderr, 120);
+        failed += sim_run_seed(seeds[i], NULL, 1, stderr, 120);
     /* With a quorum. 1: the active controller served brokers metadata it
      * had proposed but not committed yet
      * (node_quorum/brokers_never_fetch_uncommitted_metadata); 1088: the
@@ -145,7 +114,7 @@ Test(sim, soak_regressions)
      * node_quorum/vote_answered_while_records_wait_for_commit). */
     static const uint64_t qseeds[] = {1, 1088};
     for (size_t i = 0; i < sizeof qseeds / sizeof qseeds[0]; i++)
-        failed += run_seed_mode(qseeds[i], NULL, 3, stderr, 120);
+        failed += sim_run_seed(qseeds[i], NULL, 3, stderr, 120);
     cr_assert_eq(failed, 0, "%d regression seeds failed (see above)", failed);
 }
 

@@ -1,5 +1,5 @@
 /* Fault sweep of one replicated partition: a leader and a follower
- * (lib/replica/partition.c) exchanging fetches by hand while acks=all
+ * (lib/replica/partition*.c) exchanging fetches by hand while acks=all
  * produces complete. Every allocation of both replicas, and every write
  * and sync of the leader's or the follower's storage, fails once and from
  * there on. Each run: a failure reaches the caller (produce, follower

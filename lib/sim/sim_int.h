@@ -269,6 +269,20 @@ int lr_sim_push(logrep_sim *s, int64_t t, int kind, int32_t who);
 int lr_sim_push_msg(logrep_sim *s, int64_t t, lr_memnet_msg *m);
 int32_t lr_sim_random_up_broker(logrep_sim *s);
 uint64_t lr_sim_rand(logrep_sim *s, uint64_t n);
+/* Sets k=v in a node's conf unless an earlier setting failed (e != 0); a
+ * failure is traced. Returns the error so far. */
+int lr_sim_conf_set(logrep_sim *s, logrep_conf *conf, const char *k, const char *v, int e);
+
+/* sim_ctl.c: the controllers (one, or a quorum of three voters) and the
+ * topic made and deleted through them. */
+/* The controller settings of node id, unless e is set; the first error. */
+int lr_sim_ctl_conf(logrep_sim *s, logrep_conf *conf, int32_t id, int e);
+/* A voter's replaced disk gets an empty metadata directory: LOGREP_OK or
+ * LOGREP_ERR__IO. */
+logrep_err lr_sim_ctl_voter_disk(logrep_sim *s, int32_t id);
+/* Creates the topic through the controller's API on a broker and waits
+ * until every partition has a leader with a full ISR. */
+logrep_err lr_sim_create_topic(logrep_sim *s);
 
 /* sim_net.c */
 /* The memnet with the simulator's hooks. @return LOGREP_OK, _NOMEM. */

@@ -1,7 +1,8 @@
 /* In-memory file systems: the plain memory backend and the crash-simulating
  * one (after SQLite's test6.c). Both share one implementation; the crash
  * variant also keeps, per file, a durable image and the ordered list of
- * writes and truncations since the last sync. */
+ * writes and truncations since the last sync (memfs_crash.c, with the
+ * fault injection and power loss controls). */
 #include "storage/storage.h"
 
 #include <errno.h>
@@ -10,59 +11,7 @@
 #include "base/alloc.h"
 #include "base/conf.h"
 #include "base/hashmap.h"
-#include "base/prng.h"
-
-typedef struct mem_op {
-    struct mem_op *next;
-    uint64_t seq;     /* global order, to find the most recent write */
-    uint64_t pos;     /* write position, or the new size of a truncation */
-    size_t len;       /* bytes of a write (a torn write keeps fewer) */
-    size_t alloc_len; /* bytes allocated in data */
-    int is_trunc;
-    uint8_t data[];
-} mem_op;
-
-typedef struct mem_bytes {
-    uint8_t *p;
-    size_t len, cap;
-} mem_bytes;
-
-typedef struct mem_node {
-    struct mem_node *next;
-    char *path;
-    int is_dir;
-    int linked;       /* still has a name */
-    int refs;         /* open files */
-    mem_bytes cur;    /* what reads see */
-    mem_bytes dur;    /* crash variant: the durable image */
-    mem_op *ops, *ops_tail;
-} mem_node;
-
-struct logrep_file {
-    mem_node *node;
-    int writable;
-};
-
-typedef struct mem_fs {
-    logrep_storage vt;
-    lr_alloc alloc;
-    int crash;
-    uint32_t sector;
-    mem_node *nodes;
-    lr_hashmap by_path; /* linked nodes; values: mem_node * */
-    uint64_t seq;
-    uint64_t counts[5];
-    int last_errno;
-    /* fault injection */
-    uint32_t fault_mask;
-    uint64_t fault_countdown;
-    logrep_err fault_err;
-    int fault_persistent;
-    int fault_fired;
-    /* power loss */
-    uint64_t crash_countdown;
-    int stopped;
-} mem_fs;
+#include "storage/memfs_int.h"
 
 static int class_index(uint32_t cls)
 {
@@ -99,7 +48,7 @@ static void tick(mem_fs *fs)
         fs->stopped = 1;
 }
 
-static int bytes_resize(mem_fs *fs, mem_bytes *b, size_t len)
+int lr_memfs_bytes_resize(mem_fs *fs, mem_bytes *b, size_t len)
 {
     if (len > b->cap) {
         size_t cap = b->cap ? b->cap : 64;
@@ -120,30 +69,21 @@ static int bytes_resize(mem_fs *fs, mem_bytes *b, size_t len)
     return 0;
 }
 
-static int bytes_write(mem_fs *fs, mem_bytes *b, uint64_t pos, const void *data, size_t len)
+int lr_memfs_bytes_write(mem_fs *fs, mem_bytes *b, uint64_t pos, const void *data, size_t len)
 {
     if (pos > SIZE_MAX - len)
         return LOGREP_ERR__NOSPACE;
     size_t end = (size_t)pos + len;
-    if (end > b->len && bytes_resize(fs, b, end))
+    if (end > b->len && lr_memfs_bytes_resize(fs, b, end))
         return LOGREP_ERR__NOMEM;
     if (len)
         memcpy(b->p + pos, data, len);
     return 0;
 }
 
-static void ops_free(mem_fs *fs, mem_node *n)
-{
-    for (mem_op *o = n->ops, *nx; o; o = nx) {
-        nx = o->next;
-        lr_free(&fs->alloc, o, sizeof *o + o->alloc_len);
-    }
-    n->ops = n->ops_tail = NULL;
-}
-
 static void node_free(mem_fs *fs, mem_node *n)
 {
-    ops_free(fs, n);
+    lr_memfs_ops_free(fs, n);
     lr_free(&fs->alloc, n->cur.p, n->cur.cap);
     lr_free(&fs->alloc, n->dur.p, n->dur.cap);
     lr_strfree(&fs->alloc, n->path);
@@ -295,28 +235,6 @@ static logrep_err m_read(void *ctx, logrep_file *f, uint64_t pos, void *buf, siz
     return LOGREP_OK;
 }
 
-/* Records a pending operation (crash variant). */
-static logrep_err op_add(mem_fs *fs, mem_node *n, uint64_t pos, const void *data, size_t len,
-                         int is_trunc)
-{
-    mem_op *o = lr_malloc(&fs->alloc, sizeof *o + len);
-    if (!o)
-        return LOGREP_ERR__NOMEM;
-    o->next = NULL;
-    o->seq = ++fs->seq;
-    o->pos = pos;
-    o->len = o->alloc_len = len;
-    o->is_trunc = is_trunc;
-    if (len)
-        memcpy(o->data, data, len);
-    if (n->ops_tail)
-        n->ops_tail->next = o;
-    else
-        n->ops = o;
-    n->ops_tail = o;
-    return LOGREP_OK;
-}
-
 static logrep_err m_write(void *ctx, logrep_file *f, uint64_t pos, const void *buf, size_t len)
 {
     mem_fs *fs = ctx;
@@ -325,25 +243,12 @@ static logrep_err m_write(void *ctx, logrep_file *f, uint64_t pos, const void *b
     logrep_err err = gate(fs, LOGREP_STORAGE_OP_WRITE);
     if (err)
         return err;
-    if (fs->crash && (err = op_add(fs, f->node, pos, buf, len, 0)))
+    if (fs->crash && (err = lr_memfs_op_add(fs, f->node, pos, buf, len, 0)))
         return err;
-    if ((err = bytes_write(fs, &f->node->cur, pos, buf, len)))
+    if ((err = lr_memfs_bytes_write(fs, &f->node->cur, pos, buf, len)))
         return err_no(fs, err, ENOSPC);
     tick(fs);
     return LOGREP_OK;
-}
-
-static void apply_ops_durable(mem_fs *fs, mem_node *n)
-{
-    /* Allocation failures here leave the image short: acceptable for a
-     * test double, and reported by the next write instead. */
-    for (mem_op *o = n->ops; o; o = o->next) {
-        if (o->is_trunc)
-            bytes_resize(fs, &n->dur, (size_t)o->pos);
-        else
-            bytes_write(fs, &n->dur, o->pos, o->data, o->len);
-    }
-    ops_free(fs, n);
 }
 
 static logrep_err m_sync(void *ctx, logrep_file *f)
@@ -353,7 +258,7 @@ static logrep_err m_sync(void *ctx, logrep_file *f)
     if (err)
         return err;
     if (fs->crash)
-        apply_ops_durable(fs, f->node);
+        lr_memfs_apply_ops_durable(fs, f->node);
     tick(fs);
     return LOGREP_OK;
 }
@@ -377,9 +282,9 @@ static logrep_err m_truncate(void *ctx, logrep_file *f, uint64_t size)
         return err;
     if (size > SIZE_MAX / 2)
         return err_no(fs, LOGREP_ERR__NOSPACE, EFBIG);
-    if (fs->crash && (err = op_add(fs, f->node, size, NULL, 0, 1)))
+    if (fs->crash && (err = lr_memfs_op_add(fs, f->node, size, NULL, 0, 1)))
         return err;
-    if (bytes_resize(fs, &f->node->cur, (size_t)size))
+    if (lr_memfs_bytes_resize(fs, &f->node->cur, (size_t)size))
         return LOGREP_ERR__NOMEM;
     tick(fs);
     return LOGREP_OK;
@@ -601,7 +506,7 @@ LOGREP_API logrep_err logrep_storage_crash_new(const logrep_conf *conf, uint32_t
     return mem_new(conf, 1, sector_size, out);
 }
 
-static mem_fs *as_mem(const logrep_storage *s, int need_crash)
+mem_fs *lr_memfs_as(const logrep_storage *s, int need_crash)
 {
     if (!s || s->open != m_open)
         return NULL;
@@ -611,7 +516,7 @@ static mem_fs *as_mem(const logrep_storage *s, int need_crash)
 
 LOGREP_API uint64_t logrep_storage_op_count(const logrep_storage *s, uint32_t op_mask)
 {
-    const mem_fs *fs = as_mem(s, 0);
+    const mem_fs *fs = lr_memfs_as(s, 0);
     uint64_t n = 0;
     for (int i = 0; fs && i < 5; i++)
         if (op_mask & (1u << i))
@@ -619,120 +524,3 @@ LOGREP_API uint64_t logrep_storage_op_count(const logrep_storage *s, uint32_t op
     return n;
 }
 
-LOGREP_API logrep_err logrep_storage_crash_inject(logrep_storage *s, uint32_t op_mask,
-                                                  uint64_t countdown, logrep_err err,
-                                                  int persistent)
-{
-    mem_fs *fs = as_mem(s, 1);
-    if (!fs || (countdown && err != LOGREP_ERR__IO && err != LOGREP_ERR__NOSPACE))
-        return LOGREP_ERR__INVALID_ARG;
-    fs->fault_mask = countdown ? op_mask : 0;
-    fs->fault_countdown = countdown;
-    fs->fault_err = err;
-    fs->fault_persistent = persistent;
-    fs->fault_fired = 0;
-    return LOGREP_OK;
-}
-
-LOGREP_API logrep_err logrep_storage_crash_after(logrep_storage *s, uint64_t n)
-{
-    mem_fs *fs = as_mem(s, 1);
-    if (!fs)
-        return LOGREP_ERR__INVALID_ARG;
-    fs->crash_countdown = n;
-    return LOGREP_OK;
-}
-
-/* Applies one pending write to the durable image, torn: each sector the
- * write touches survives or not, chosen by the PRNG. */
-static void apply_torn(mem_fs *fs, mem_node *n, const mem_op *o, lr_prng *r)
-{
-    uint64_t end = o->pos + o->len;
-    for (uint64_t s = o->pos - o->pos % fs->sector; s < end; s += fs->sector) {
-        uint64_t a = s < o->pos ? o->pos : s, b = s + fs->sector < end ? s + fs->sector : end;
-        if (lr_prng_below(r, 2))
-            bytes_write(fs, &n->dur, a, o->data + (a - o->pos), (size_t)(b - a));
-        else if (b > n->dur.len)
-            bytes_resize(fs, &n->dur, (size_t)b); /* size grew, content lost: zeros */
-    }
-}
-
-static void settle(mem_fs *fs)
-{
-    for (mem_node *n = fs->nodes; n; n = n->next) {
-        n->cur.len = 0;
-        bytes_write(fs, &n->cur, 0, n->dur.p, n->dur.len);
-    }
-    fs->stopped = 0;
-    fs->crash_countdown = 0;
-    fs->fault_mask = 0;
-    fs->fault_fired = 0;
-}
-
-LOGREP_API logrep_err logrep_storage_crash_simulate(logrep_storage *s, uint64_t seed, int mode)
-{
-    mem_fs *fs = as_mem(s, 1);
-    if (!fs || mode < LOGREP_CRASH_RANDOM || mode > LOGREP_CRASH_KEEP_ALL)
-        return LOGREP_ERR__INVALID_ARG;
-    lr_prng r;
-    lr_prng_seed(&r, seed);
-    for (mem_node *n = fs->nodes; n; n = n->next) {
-        for (mem_op *o = n->ops; o; o = o->next) {
-            uint64_t pick = mode == LOGREP_CRASH_KEEP_ALL ? 0
-                            : mode == LOGREP_CRASH_DROP_ALL ? 1
-                                                            : lr_prng_below(&r, 3);
-            if (pick == 1)
-                continue;
-            if (o->is_trunc)
-                bytes_resize(fs, &n->dur, (size_t)o->pos);
-            else if (pick == 0)
-                bytes_write(fs, &n->dur, o->pos, o->data, o->len);
-            else
-                apply_torn(fs, n, o, &r);
-        }
-        ops_free(fs, n);
-    }
-    settle(fs);
-    return LOGREP_OK;
-}
-
-static mem_op *last_write(const mem_fs *fs, mem_node **owner)
-{
-    mem_op *best = NULL;
-    for (mem_node *n = fs->nodes; n; n = n->next)
-        for (mem_op *o = n->ops; o; o = o->next)
-            if (!o->is_trunc && (!best || o->seq > best->seq)) {
-                best = o;
-                if (owner)
-                    *owner = n;
-            }
-    return best;
-}
-
-LOGREP_API logrep_err logrep_storage_crash_last_write(const logrep_storage *s, size_t *len)
-{
-    const mem_fs *fs = as_mem(s, 1);
-    if (!fs || !len)
-        return LOGREP_ERR__INVALID_ARG;
-    mem_op *o = last_write(fs, NULL);
-    if (!o)
-        return LOGREP_ERR__NOENT;
-    *len = o->len;
-    return LOGREP_OK;
-}
-
-LOGREP_API logrep_err logrep_storage_crash_tear_last(logrep_storage *s, size_t keep_bytes)
-{
-    mem_fs *fs = as_mem(s, 1);
-    if (!fs)
-        return LOGREP_ERR__INVALID_ARG;
-    mem_op *last = last_write(fs, NULL);
-    if (!last)
-        return LOGREP_ERR__NOENT;
-    if (keep_bytes < last->len)
-        last->len = keep_bytes;
-    for (mem_node *n = fs->nodes; n; n = n->next)
-        apply_ops_durable(fs, n);
-    settle(fs);
-    return LOGREP_OK;
-}

@@ -248,12 +248,10 @@ int client_closed(net *w, uint64_t c)
     return !client_has(w, c) && !lr_memnet_end(w->mn, c, NULL);
 }
 
-int create_topic_full(net *w, int via, const char *name, int parts, int rf,
-                      const char *const *configs, char *msg, size_t msize, uint8_t id[16])
+logrep_msg *create_topic_request(const char *name, int parts, int rf, const char *const *configs)
 {
-    logrep_msg *m, *r;
+    logrep_msg *m;
     logrep_msg_new(NULL, &m);
-    logrep_msg_new(NULL, &r);
     cr_assert_eq(logrep_msg_init_request(m, LOGREP_API_CREATE_TOPICS, 7, 7, "test"), LOGREP_OK);
     logrep_struct *root = logrep_msg_root(m);
     logrep_struct_set_int(root, logrep_struct_field(root, "timeoutMs"), 10000);
@@ -273,6 +271,14 @@ int create_topic_full(net *w, int via, const char *name, int parts, int rf,
         logrep_struct_set_bytes(ce, logrep_struct_field(ce, "Value"), configs[2 * i + 1],
                                 (int32_t)strlen(configs[2 * i + 1]));
     }
+    return m;
+}
+
+int create_topic_full(net *w, int via, const char *name, int parts, int rf,
+                      const char *const *configs, char *msg, size_t msize, uint8_t id[16])
+{
+    logrep_msg *m = create_topic_request(name, parts, rf, configs), *r;
+    logrep_msg_new(NULL, &r);
     uint64_t c = client_send(w, via, m);
     client_wait(w, c, LOGREP_API_CREATE_TOPICS, 7, r, 5000);
     logrep_struct *rt = elem(logrep_msg_root(r), "Topics", 0);

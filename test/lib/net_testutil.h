@@ -67,6 +67,9 @@ int64_t fint(logrep_struct *s, const char *name);
 void create_topic_cfg(net *w, int via, const char *name, int parts, int rf, const char *key,
                       const char *value);
 void create_topic(net *w, int via, const char *name, int parts, int rf);
+/* The request of create_topic_full, for a test that sends it its own way
+ * (logrep_msg_free it). */
+logrep_msg *create_topic_request(const char *name, int parts, int rf, const char *const *configs);
 /* CreateTopics v7 of one topic with config name/value pairs
  * (NULL-terminated, or NULL); returns its error code, the message into msg
  * and the topic id into id (either may be NULL). */
