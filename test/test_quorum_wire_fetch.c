@@ -208,13 +208,6 @@ static void fetch_resp_leader_bad(logrep_msg *m)
 }
 static void fetch_hw_bad(logrep_msg *m) { set_int(fetch_partition(m), "HighWatermark", -2); }
 static void fetch_code_neg(logrep_msg *m) { set_int(fetch_partition(m), "ErrorCode", -2); }
-static void fetch_snapshot(logrep_msg *m)
-{
-    logrep_struct *p = fetch_partition(m), *s;
-    logrep_struct_set_struct(p, logrep_struct_field(p, "SnapshotId"), &s);
-    set_int(s, "EndOffset", 100);
-    set_int(s, "Epoch", 3);
-}
 static void fetch_snapshot_none(logrep_msg *m)
 {
     logrep_struct *p = fetch_partition(m), *s;
@@ -272,7 +265,6 @@ Test(quorum_wire, fetch_response_refusals)
     cr_assert_eq(mutated(&f, 17, &req, fetch_resp_leader_bad), LOGREP_ERR__INVALID_ARG);
     cr_assert_eq(mutated(&f, 17, &req, fetch_hw_bad), LOGREP_ERR__INVALID_ARG);
     cr_assert_eq(mutated(&f, 17, &req, fetch_code_neg), LOGREP_ERR__INVALID_ARG);
-    cr_assert_eq(mutated(&f, 17, &req, fetch_snapshot), LOGREP_ERR__INVALID_ARG);
     cr_assert_eq(mutated(&f, 17, &req, fetch_snapshot_none), 0);
     cr_assert_eq(mutated(&f, 17, &req, diverging_no_end), LOGREP_ERR__INVALID_ARG);
     cr_assert_eq(mutated(&f, 17, &req, diverging_bad_end), LOGREP_ERR__INVALID_ARG);

@@ -3,7 +3,7 @@
 
 #include "proto/fields.h"
 #include "quorum/qbatch.h"
-#include "quorum/qwire.h"
+#include "quorum/qwire_int.h"
 
 #define TOPIC_LEN ((int32_t)(sizeof(LR_QWIRE_TOPIC) - 1))
 #define FETCH_MAX_BYTES (8 << 20)
@@ -30,6 +30,8 @@ int lr_qwire_api(lr_qmsg_type t, int *version)
     case LR_QM_END_RESP: key = LOGREP_API_END_QUORUM_EPOCH, v = LR_QWIRE_END_V; break;
     case LR_QM_FETCH_REQ:
     case LR_QM_FETCH_RESP: key = LOGREP_API_FETCH, v = LR_QWIRE_FETCH_V; break;
+    case LR_QM_FSNAP_REQ:
+    case LR_QM_FSNAP_RESP: key = LOGREP_API_FETCH_SNAPSHOT, v = LR_QWIRE_FSNAP_V; break;
     default: return -1;
     }
     if (version)
@@ -40,19 +42,25 @@ int lr_qwire_api(lr_qmsg_type t, int *version)
 static int is_resp_type(lr_qmsg_type t)
 {
     return t == LR_QM_VOTE_RESP || t == LR_QM_BEGIN_RESP || t == LR_QM_END_RESP ||
-           t == LR_QM_FETCH_RESP;
+           t == LR_QM_FETCH_RESP || t == LR_QM_FSNAP_RESP;
 }
 
-static int is_zero_uuid(const uint8_t *u)
+int lr_qw_is_zero_uuid(const uint8_t *u)
 {
     static const uint8_t zero[16];
     return !u || memcmp(u, zero, 16) == 0;
 }
 
-/* Wire error codes: 0, Kafka's codes, or UNKNOWN_SERVER_ERROR (-1). */
-static int code_ok(int64_t c) { return c >= LOGREP_ERR_UNKNOWN_SERVER_ERROR; }
-
 /* --- the one partition ---------------------------------------------------- */
+
+/* The topic's name is TopicName, Topic (Fetch) or Name (FetchSnapshot). */
+static int topic_name_field(const logrep_struct *t)
+{
+    int f = lr_fid(t, LR_FN_TopicName);
+    if (f < 0)
+        f = lr_fid(t, LR_FN_Topic);
+    return f >= 0 ? f : lr_fid(t, LR_FN_Name);
+}
 
 static int names_metadata_topic(const logrep_struct *t)
 {
@@ -61,16 +69,16 @@ static int names_metadata_topic(const logrep_struct *t)
         const uint8_t *u = logrep_struct_uuid(t, id);
         return u && memcmp(u, metadata_topic_id, 16) == 0;
     }
-    const char *p = NULL;
+    const uint8_t *p = NULL;
     int32_t len = -1;
-    if (lr_f_str(t, LR_FN_TopicName, &p, &len) != 0 && lr_f_str(t, LR_FN_Topic, &p, &len) != 0)
+    if (logrep_struct_bytes(t, topic_name_field(t), &p, &len) != 0)
         return 0;
     return len == TOPIC_LEN && memcmp(p, LR_QWIRE_TOPIC, (size_t)len) == 0;
 }
 
 /* The partition element of a body that names exactly the metadata
  * partition (one topic, one partition, index 0), else NULL. */
-static logrep_struct *one_partition(const logrep_struct *root, lr_fname topics, lr_fname index)
+logrep_struct *lr_qw_one_partition(const logrep_struct *root, lr_fname topics, lr_fname index)
 {
     if (lr_f_count(root, topics) != 1)
         return NULL;
@@ -86,12 +94,11 @@ static int set_topic(logrep_struct *t)
     int f = lr_fid(t, LR_FN_TopicId);
     if (f >= 0 && logrep_struct_set_uuid(t, f, metadata_topic_id) != 0)
         return LOGREP_ERR__INVALID_ARG;
-    f = lr_fid(t, LR_FN_TopicName) >= 0 ? lr_fid(t, LR_FN_TopicName) : lr_fid(t, LR_FN_Topic);
-    return logrep_struct_set_bytes(t, f, LR_QWIRE_TOPIC, TOPIC_LEN);
+    return logrep_struct_set_bytes(t, topic_name_field(t), LR_QWIRE_TOPIC, TOPIC_LEN);
 }
 
 /* Makes the body name the metadata partition; its element, or NULL. */
-static logrep_struct *put_partition(logrep_struct *root, lr_fname topics, lr_fname index)
+logrep_struct *lr_qw_put_partition(logrep_struct *root, lr_fname topics, lr_fname index)
 {
     if (lr_f_set_count(root, topics, 1) != 0)
         return NULL;
@@ -104,7 +111,7 @@ static logrep_struct *put_partition(logrep_struct *root, lr_fname topics, lr_fna
 
 /* --- encoding ------------------------------------------------------------- */
 
-static int set_cluster_id(const lr_qwire *w, logrep_struct *r)
+int lr_qw_set_cluster_id(const lr_qwire *w, logrep_struct *r)
 {
     if (!w->cluster_id)
         return 0; /* null, or absent where tagged */
@@ -118,7 +125,7 @@ static int set_cluster_id(const lr_qwire *w, logrep_struct *r)
  * leader and epoch. */
 static logrep_struct *put_resp_partition(logrep_struct *r, const lr_qmsg *m)
 {
-    logrep_struct *p = put_partition(r, LR_FN_Topics, LR_FN_PartitionIndex);
+    logrep_struct *p = lr_qw_put_partition(r, LR_FN_Topics, LR_FN_PartitionIndex);
     if (p) {
         lr_f_set_int(p, LR_FN_ErrorCode, m->error);
         lr_f_set_int(p, LR_FN_LeaderId, m->leader_id);
@@ -132,7 +139,7 @@ static int enc_vote_req(logrep_struct *r, int ver, const lr_qmsg *m, int32_t to)
     if (m->pre_vote && ver < 2)
         return LOGREP_ERR__INVALID_ARG;
     lr_f_set_int(r, LR_FN_VoterId, to);
-    logrep_struct *p = put_partition(r, LR_FN_Topics, LR_FN_PartitionIndex);
+    logrep_struct *p = lr_qw_put_partition(r, LR_FN_Topics, LR_FN_PartitionIndex);
     if (!p)
         return LOGREP_ERR__NOMEM;
     lr_f_set_int(p, LR_FN_ReplicaEpoch, m->epoch);
@@ -148,7 +155,7 @@ static int enc_begin_req(logrep_struct *r, const lr_qmsg *m, int32_t to)
     if (m->from != m->leader_id)
         return LOGREP_ERR__INVALID_ARG; /* only the leader sends it */
     lr_f_set_int(r, LR_FN_VoterId, to);
-    logrep_struct *p = put_partition(r, LR_FN_Topics, LR_FN_PartitionIndex);
+    logrep_struct *p = lr_qw_put_partition(r, LR_FN_Topics, LR_FN_PartitionIndex);
     if (!p)
         return LOGREP_ERR__NOMEM;
     lr_f_set_int(p, LR_FN_LeaderId, m->leader_id);
@@ -160,7 +167,7 @@ static int enc_end_req(logrep_struct *r, const lr_qmsg *m)
 {
     if (m->from != m->leader_id || m->n_successors > LR_QUORUM_MAX_VOTERS)
         return LOGREP_ERR__INVALID_ARG;
-    logrep_struct *p = put_partition(r, LR_FN_Topics, LR_FN_PartitionIndex);
+    logrep_struct *p = lr_qw_put_partition(r, LR_FN_Topics, LR_FN_PartitionIndex);
     if (!p)
         return LOGREP_ERR__NOMEM;
     lr_f_set_int(p, LR_FN_LeaderId, m->leader_id);
@@ -184,7 +191,7 @@ static int enc_fetch_req(const lr_qwire *w, logrep_struct *r, int ver, const lr_
 {
     if (ver < 12 || (m->observer && ver < 17))
         return LOGREP_ERR__INVALID_ARG;
-    int err = set_cluster_id(w, r);
+    int err = lr_qw_set_cluster_id(w, r);
     if (err)
         return err;
     logrep_struct *rs;
@@ -200,7 +207,7 @@ static int enc_fetch_req(const lr_qwire *w, logrep_struct *r, int ver, const lr_
     lr_f_set_int(r, LR_FN_MaxWaitMs, 0);
     lr_f_set_int(r, LR_FN_MinBytes, 0);
     lr_f_set_int(r, LR_FN_MaxBytes, FETCH_MAX_BYTES);
-    logrep_struct *p = put_partition(r, LR_FN_Topics, LR_FN_Partition);
+    logrep_struct *p = lr_qw_put_partition(r, LR_FN_Topics, LR_FN_Partition);
     if (!p)
         return LOGREP_ERR__NOMEM;
     lr_f_set_int(p, LR_FN_CurrentLeaderEpoch, m->epoch);
@@ -212,6 +219,15 @@ static int enc_fetch_req(const lr_qwire *w, logrep_struct *r, int ver, const lr_
     return err;
 }
 
+int lr_qw_put_leader(logrep_struct *p, const lr_qmsg *m)
+{
+    logrep_struct *s;
+    int err = logrep_struct_set_struct(p, lr_fid(p, LR_FN_CurrentLeader), &s);
+    if (!err)
+        err = lr_f_set_int(s, LR_FN_LeaderId, m->leader_id);
+    return err ? err : lr_f_set_int(s, LR_FN_LeaderEpoch, m->epoch);
+}
+
 static int enc_fetch_resp(logrep_struct *r, int ver, const lr_qmsg *m, int64_t now_ms,
                           lr_buf *recs)
 {
@@ -219,24 +235,25 @@ static int enc_fetch_resp(logrep_struct *r, int ver, const lr_qmsg *m, int64_t n
         return LOGREP_ERR__INVALID_ARG;
     if (m->n_entries && (!m->entries || !recs))
         return LOGREP_ERR__INVALID_ARG;
-    logrep_struct *p = put_partition(r, LR_FN_Responses, LR_FN_PartitionIndex);
+    logrep_struct *p = lr_qw_put_partition(r, LR_FN_Responses, LR_FN_PartitionIndex);
     if (!p)
         return LOGREP_ERR__NOMEM;
     lr_f_set_int(p, LR_FN_ErrorCode, m->error);
     lr_f_set_int(p, LR_FN_HighWatermark, m->hw);
-    lr_f_set_int(p, LR_FN_LogStartOffset, 0); /* no snapshots: the log starts at 0 */
+    /* lr_qmsg has no log start; Kafka's raft client does not read it. */
+    lr_f_set_int(p, LR_FN_LogStartOffset, 0);
     logrep_struct *s;
-    int err = logrep_struct_set_struct(p, lr_fid(p, LR_FN_CurrentLeader), &s);
+    int err = lr_qw_put_leader(p, m);
     if (err)
         return err;
-    lr_f_set_int(s, LR_FN_LeaderId, m->leader_id);
-    lr_f_set_int(s, LR_FN_LeaderEpoch, m->epoch);
     if (m->div_end_offset >= 0) {
         if ((err = logrep_struct_set_struct(p, lr_fid(p, LR_FN_DivergingEpoch), &s)) != 0)
             return err;
         lr_f_set_int(s, LR_FN_Epoch, m->div_epoch);
         lr_f_set_int(s, LR_FN_EndOffset, m->div_end_offset);
     }
+    if ((err = lr_qw_put_snapshot_id(p, m)) != 0)
+        return err;
     const uint8_t *b = no_bytes;
     size_t len = 0;
     if (m->n_entries) {
@@ -265,7 +282,7 @@ int lr_qwire_encode(const lr_qwire *w, logrep_msg *msg, const lr_qmsg *m, int32_
     case LR_QM_VOTE_REQ:
     case LR_QM_BEGIN_REQ:
     case LR_QM_END_REQ:
-        if ((err = set_cluster_id(w, r)) != 0)
+        if ((err = lr_qw_set_cluster_id(w, r)) != 0)
             return err;
         if (m->type == LR_QM_VOTE_REQ)
             return enc_vote_req(r, ver, m, to);
@@ -280,8 +297,8 @@ int lr_qwire_encode(const lr_qwire *w, logrep_msg *msg, const lr_qmsg *m, int32_
         return err;
     case LR_QM_FETCH_REQ: return enc_fetch_req(w, r, ver, m);
     case LR_QM_FETCH_RESP: return enc_fetch_resp(r, ver, m, now_ms, recs);
-    case LR_QM_FSNAP_REQ:
-    case LR_QM_FSNAP_RESP: break; /* FetchSnapshot is not encoded yet */
+    case LR_QM_FSNAP_REQ: return lr_qw_enc_fsnap_req(w, r, ver, m);
+    case LR_QM_FSNAP_RESP: return lr_qw_enc_fsnap_resp(r, m);
     }
     return LOGREP_ERR__INVALID_ARG;
 }
@@ -293,7 +310,7 @@ int lr_qwire_error_response(logrep_msg *resp, int16_t code)
     if (!r || !logrep_msg_is_response(resp) || !code || !code_ok(code) ||
         (key != LOGREP_API_VOTE && key != LOGREP_API_BEGIN_QUORUM_EPOCH &&
          key != LOGREP_API_END_QUORUM_EPOCH && key != LOGREP_API_FETCH &&
-         key != LOGREP_API_DESCRIBE_QUORUM))
+         key != LOGREP_API_FETCH_SNAPSHOT && key != LOGREP_API_DESCRIBE_QUORUM))
         return LOGREP_ERR__INVALID_ARG;
     /* Fetch below 7 has no top-level code: the quorum never speaks it. */
     int f = lr_fid(r, LR_FN_ErrorCode);
@@ -304,9 +321,7 @@ int lr_qwire_error_response(logrep_msg *resp, int16_t code)
 
 /* --- decoding ------------------------------------------------------------- */
 
-#define BAD LOGREP_ERR__INVALID_ARG
-
-static int cluster_ok(const lr_qwire *w, const logrep_struct *r)
+int lr_qw_cluster_ok(const lr_qwire *w, const logrep_struct *r)
 {
     const char *p = NULL;
     int32_t len = -1;
@@ -324,11 +339,7 @@ static int voter_key(const lr_qwire *w, const logrep_struct *r)
     return v >= 0 && v != w->node_id ? LOGREP_ERR_INVALID_VOTER_KEY : 0;
 }
 
-static int epoch_ok(int64_t e) { return e >= 0 && e <= INT32_MAX; }
-static int id_ok(int64_t id) { return id >= 0 && id <= INT32_MAX; }
-static int leader_ok(int64_t id) { return id >= -1 && id <= INT32_MAX; }
-
-static void blank(lr_qmsg *out, lr_qmsg_type t)
+void lr_qw_blank(lr_qmsg *out, lr_qmsg_type t)
 {
     memset(out, 0, sizeof(*out));
     out->type = t;
@@ -338,19 +349,21 @@ static void blank(lr_qmsg *out, lr_qmsg_type t)
     out->hw = -1;
     out->div_epoch = -1;
     out->div_end_offset = -1;
+    out->snap_epoch = -1;
+    out->size = -1;
 }
 
 static int dec_vote_req(const lr_qwire *w, logrep_struct *r, lr_qmsg *out)
 {
     int err = voter_key(w, r);
-    logrep_struct *p = one_partition(r, LR_FN_Topics, LR_FN_PartitionIndex);
+    logrep_struct *p = lr_qw_one_partition(r, LR_FN_Topics, LR_FN_PartitionIndex);
     if (err || !p)
         return err ? err : BAD;
     int64_t e = lr_f_int(p, LR_FN_ReplicaEpoch), id = lr_f_int(p, LR_FN_ReplicaId);
     int64_t le = lr_f_int(p, LR_FN_LastOffsetEpoch), lo = lr_f_int(p, LR_FN_LastOffset);
     if (!epoch_ok(e) || !id_ok(id) || le < -1 || le > INT32_MAX || lo < 0)
         return BAD;
-    blank(out, LR_QM_VOTE_REQ);
+    lr_qw_blank(out, LR_QM_VOTE_REQ);
     out->from = (int32_t)id;
     out->epoch = (int32_t)e;
     out->last_epoch = (int32_t)le;
@@ -362,13 +375,13 @@ static int dec_vote_req(const lr_qwire *w, logrep_struct *r, lr_qmsg *out)
 /* BeginQuorumEpoch and EndQuorumEpoch: sent by the leader, about itself. */
 static int dec_leader_req(logrep_struct *r, lr_qmsg_type t, lr_qmsg *out)
 {
-    logrep_struct *p = one_partition(r, LR_FN_Topics, LR_FN_PartitionIndex);
+    logrep_struct *p = lr_qw_one_partition(r, LR_FN_Topics, LR_FN_PartitionIndex);
     if (!p)
         return BAD;
     int64_t id = lr_f_int(p, LR_FN_LeaderId), e = lr_f_int(p, LR_FN_LeaderEpoch);
     if (!id_ok(id) || !epoch_ok(e))
         return BAD;
-    blank(out, t);
+    lr_qw_blank(out, t);
     out->from = out->leader_id = (int32_t)id;
     out->epoch = (int32_t)e;
     if (t != LR_QM_END_REQ)
@@ -397,19 +410,19 @@ static int dec_fetch_req(logrep_msg *msg, logrep_struct *r, lr_qmsg *out)
     int64_t id = ver >= 15 ? lr_f_int(logrep_struct_struct(r, lr_fid(r, LR_FN_ReplicaState)),
                                       LR_FN_ReplicaId)
                            : lr_f_int(r, LR_FN_ReplicaId);
-    logrep_struct *p = one_partition(r, LR_FN_Topics, LR_FN_Partition);
+    logrep_struct *p = lr_qw_one_partition(r, LR_FN_Topics, LR_FN_Partition);
     if (!id_ok(id) || !p)
         return BAD;
     int64_t e = lr_f_int(p, LR_FN_CurrentLeaderEpoch), off = lr_f_int(p, LR_FN_FetchOffset);
     int64_t le = lr_f_int(p, LR_FN_LastFetchedEpoch);
     if (!epoch_ok(e) || off < 0 || le < -1 || le > INT32_MAX)
         return BAD;
-    blank(out, LR_QM_FETCH_REQ);
+    lr_qw_blank(out, LR_QM_FETCH_REQ);
     out->from = (int32_t)id;
     out->epoch = (int32_t)e;
     out->fetch_offset = off;
     out->last_fetched_epoch = (int32_t)le;
-    out->observer = !is_zero_uuid(logrep_struct_uuid(p, lr_fid(p, LR_FN_ReplicaDirectoryId)));
+    out->observer = !lr_qw_is_zero_uuid(logrep_struct_uuid(p, lr_fid(p, LR_FN_ReplicaDirectoryId)));
     return 0;
 }
 
@@ -419,7 +432,7 @@ int lr_qwire_decode_request(const lr_qwire *w, logrep_msg *msg, lr_qmsg *out)
     if (!w || !out || !r || logrep_msg_is_response(msg))
         return BAD;
     int key = logrep_msg_api_key(msg);
-    int err = cluster_ok(w, r) ? 0 : LOGREP_ERR_INCONSISTENT_CLUSTER_ID;
+    int err = lr_qw_cluster_ok(w, r) ? 0 : LOGREP_ERR_INCONSISTENT_CLUSTER_ID;
     if (err)
         return err;
     switch (key) {
@@ -430,6 +443,7 @@ int lr_qwire_decode_request(const lr_qwire *w, logrep_msg *msg, lr_qmsg *out)
         return dec_leader_req(r, LR_QM_BEGIN_REQ, out);
     case LOGREP_API_END_QUORUM_EPOCH: return dec_leader_req(r, LR_QM_END_REQ, out);
     case LOGREP_API_FETCH: return dec_fetch_req(msg, r, out);
+    case LOGREP_API_FETCH_SNAPSHOT: return lr_qw_dec_fsnap_req(r, out);
     }
     return BAD;
 }
@@ -486,34 +500,36 @@ static int dec_entries(logrep_msg *msg, logrep_struct *p, lr_qmsg *out)
     return 0;
 }
 
-static int dec_fetch_resp(logrep_msg *msg, logrep_struct *r, lr_qmsg *out)
+int lr_qw_get_leader(logrep_struct *p, lr_qmsg *out)
 {
-    if (logrep_msg_version(msg) < 12)
-        return BAD;
-    logrep_struct *p = one_partition(r, LR_FN_Responses, LR_FN_PartitionIndex);
-    if (!p)
-        return BAD;
-    /* The leader and epoch are the answer's epoch: required. */
     int fc = lr_fid(p, LR_FN_CurrentLeader);
     if (!logrep_struct_tag_present(p, fc))
         return BAD;
     logrep_struct *cl = logrep_struct_struct(p, fc);
+    if (!cl)
+        return LOGREP_ERR__NOMEM;
     int64_t lid = lr_f_int(cl, LR_FN_LeaderId), e = lr_f_int(cl, LR_FN_LeaderEpoch);
-    int64_t hw = lr_f_int(p, LR_FN_HighWatermark), code = lr_f_int(p, LR_FN_ErrorCode);
-    if (!leader_ok(lid) || !epoch_ok(e) || hw < -1 || !code_ok(code))
+    int64_t code = lr_f_int(p, LR_FN_ErrorCode);
+    if (!leader_ok(lid) || !epoch_ok(e) || !code_ok(code))
         return BAD;
     out->leader_id = (int32_t)lid;
     out->epoch = (int32_t)e;
     out->error = (int16_t)code;
+    return 0;
+}
+
+static int dec_fetch_resp(logrep_msg *msg, logrep_struct *r, lr_qmsg *out)
+{
+    if (logrep_msg_version(msg) < 12)
+        return BAD;
+    logrep_struct *p = lr_qw_one_partition(r, LR_FN_Responses, LR_FN_PartitionIndex);
+    if (!p)
+        return BAD;
+    int64_t hw = lr_f_int(p, LR_FN_HighWatermark);
+    int err = lr_qw_get_leader(p, out);
+    if (err || hw < -1)
+        return err ? err : BAD;
     out->hw = hw;
-    /* Snapshots are not implemented: an answer pointing at one cannot be
-     * followed. */
-    int fs = lr_fid(p, LR_FN_SnapshotId);
-    if (logrep_struct_tag_present(p, fs)) {
-        logrep_struct *s = logrep_struct_struct(p, fs);
-        if (lr_f_int(s, LR_FN_EndOffset) != -1 || lr_f_int(s, LR_FN_Epoch) != -1)
-            return BAD;
-    }
     int fd = lr_fid(p, LR_FN_DivergingEpoch);
     if (logrep_struct_tag_present(p, fd)) {
         logrep_struct *d = logrep_struct_struct(p, fd);
@@ -525,9 +541,11 @@ static int dec_fetch_resp(logrep_msg *msg, logrep_struct *r, lr_qmsg *out)
             out->div_end_offset = dend;
         }
     }
-    /* Records only mean something in an answer that is neither an error
-     * nor a divergence. */
-    if (out->error || out->div_end_offset >= 0)
+    if ((err = lr_qw_get_snapshot_id(p, out)) != 0)
+        return err;
+    /* Records only mean something in an answer that is neither an error,
+     * a divergence nor a snapshot id. */
+    if (out->error || out->div_end_offset >= 0 || out->snap_end > 0)
         return 0;
     return dec_entries(msg, p, out);
 }
@@ -542,14 +560,16 @@ int lr_qwire_decode_response(const lr_qwire *w, logrep_msg *msg, const lr_qmsg *
     int64_t top = lr_f_int(r, LR_FN_ErrorCode);
     if (top)
         return code_ok(top) ? (int)top : BAD;
-    blank(out, (lr_qmsg_type)(req->type + 1));
+    lr_qw_blank(out, (lr_qmsg_type)(req->type + 1));
     out->from = from;
     if (req->type == LR_QM_FETCH_REQ) {
         out->base_offset = req->fetch_offset;
         out->last_fetched_epoch = req->last_fetched_epoch;
         return dec_fetch_resp(msg, r, out);
     }
-    logrep_struct *p = one_partition(r, LR_FN_Topics, LR_FN_PartitionIndex);
+    if (req->type == LR_QM_FSNAP_REQ)
+        return lr_qw_dec_fsnap_resp(r, req, out);
+    logrep_struct *p = lr_qw_one_partition(r, LR_FN_Topics, LR_FN_PartitionIndex);
     if (!p)
         return BAD;
     int64_t code = lr_f_int(p, LR_FN_ErrorCode), lid = lr_f_int(p, LR_FN_LeaderId);
@@ -622,9 +642,9 @@ int lr_qwire_describe_response(logrep_msg *resp, logrep_msg *req, const lr_quoru
         !logrep_msg_is_response(resp) || d->n_voters > LR_QUORUM_MAX_VOTERS ||
         d->n_observers > LR_QUORUM_MAX_OBSERVERS)
         return BAD;
-    if (!one_partition(rq, LR_FN_Topics, LR_FN_PartitionIndex))
+    if (!lr_qw_one_partition(rq, LR_FN_Topics, LR_FN_PartitionIndex))
         return unknown_partitions(rq, rs);
-    logrep_struct *p = put_partition(rs, LR_FN_Topics, LR_FN_PartitionIndex);
+    logrep_struct *p = lr_qw_put_partition(rs, LR_FN_Topics, LR_FN_PartitionIndex);
     if (!p)
         return LOGREP_ERR__NOMEM;
     lr_f_set_int(p, LR_FN_ErrorCode, d->error);

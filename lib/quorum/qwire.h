@@ -1,6 +1,7 @@
 /* The quorum's messages on the wire: lr_qmsg <-> Kafka's KRaft RPCs
- * (Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetch of the metadata
- * partition) and DescribeQuorum answers (docs/quorum.md, "On the wire").
+ * (Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetch and FetchSnapshot of the
+ * metadata partition) and DescribeQuorum answers (docs/quorum.md, "On the
+ * wire").
  *
  * Everything is about one partition: __cluster_metadata (topic id
  * 0...01), partition 0. The node opens the message (logrep_msg_init_request
@@ -32,8 +33,13 @@ enum {
     LR_QWIRE_VOTE_V = 2,  /* PreVote */
     LR_QWIRE_BEGIN_V = 1,
     LR_QWIRE_END_V = 1,   /* PreferredCandidates */
-    LR_QWIRE_FETCH_V = 17 /* ReplicaState, ReplicaDirectoryId */
+    LR_QWIRE_FETCH_V = 17, /* ReplicaState, ReplicaDirectoryId */
+    LR_QWIRE_FSNAP_V = 1   /* ReplicaDirectoryId (Kafka 3.8+; 3.7 sends 0) */
 };
+
+/* A FetchSnapshot request's MaxBytes when the message's len is 0 (the
+ * leader's default piece, conf.max_snapshot_bytes 0). */
+#define LR_QWIRE_FSNAP_MAX_BYTES (1 << 20)
 
 /* This node, for what the messages carry beyond lr_qmsg. */
 typedef struct lr_qwire {
@@ -52,11 +58,20 @@ int lr_qwire_api(lr_qmsg_type t, int *version);
  * of it, from m, sent to node `to`. Fields lr_qmsg does not have are set
  * to Kafka's defaults (zero directory ids, no endpoints). A version that
  * cannot carry m (a pre-vote below Vote 2, an observer's fetch below
- * Fetch 17, any Fetch below 12) is LOGREP_ERR__INVALID_ARG.
+ * Fetch 17, any Fetch below 12, an observer's FetchSnapshot below 1) is
+ * LOGREP_ERR__INVALID_ARG.
  *
  * Fetch responses: m's entries become record batches in *recs (cleared
  * first), which the message borrows: keep it unchanged until msg is
  * encoded. now_ms stamps the batches. Other types ignore recs and now_ms.
+ * A Fetch answer with a snapshot id (snap_end > 0) carries no entries,
+ * divergence or error (else LOGREP_ERR__INVALID_ARG).
+ *
+ * FetchSnapshot: the request needs snap_end > 0, snap_epoch >= 0,
+ * position >= 0; its MaxBytes is m->len (0: LR_QWIRE_FSNAP_MAX_BYTES).
+ * The response's bytes (data, len) are borrowed like recs, and without
+ * an error need 0 <= position <= size, len <= size - position; an error
+ * answer sends no bytes.
  *
  * Fetch requests carry no leader id; observer is carried as a replica
  * directory id: a fetcher whose fetches count (a voter) sends none (the
@@ -74,7 +89,17 @@ extern const uint8_t lr_qwire_observer_dir[16];
  * the quorum's: LOGREP_ERR__INVALID_ARG). Requests that name another
  * cluster id return LOGREP_ERR_INCONSISTENT_CLUSTER_ID, another voter
  * (VoterId, when set) LOGREP_ERR_INVALID_VOTER_KEY: answer them with
- * lr_qwire_error_response. Fetch requests decode leader_id as -1. */
+ * lr_qwire_error_response. Fetch requests decode leader_id as -1.
+ *
+ * FetchSnapshot (from = ReplicaId, epoch = CurrentLeaderEpoch, the
+ * snapshot id, position, len = MaxBytes, observer as for Fetch): exactly
+ * one topic with one partition that is not __cluster_metadata partition 0
+ * returns LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION; the host answers it with
+ * lr_qwire_fsnap_unknown_response, the error on that partition as Kafka
+ * does. Other counts, ReplicaId -1, MaxBytes <= 0, snapshot ids with
+ * EndOffset <= 0 or a negative epoch, and negative positions are
+ * LOGREP_ERR__INVALID_ARG (Kafka would answer a negative position
+ * POSITION_OUT_OF_RANGE; no correct fetcher sends one). */
 int lr_qwire_decode_request(const lr_qwire *w, logrep_msg *msg, lr_qmsg *out);
 
 /* A decoded response to the request `req` that the node sent to `from`
@@ -84,7 +109,17 @@ int lr_qwire_decode_request(const lr_qwire *w, logrep_msg *msg, lr_qmsg *out);
  * decoded, initialised or freed again, and while the frame lives. A
  * response whose top-level ErrorCode is set returns that code (> 0, or
  * LOGREP_ERR_UNKNOWN_SERVER_ERROR): the request failed as a whole and
- * there is nothing for the quorum. */
+ * there is nothing for the quorum.
+ *
+ * Fetch: a SnapshotId other than {-1, -1} sets snap_end/snap_epoch and
+ * must come alone (records, a divergence or an error beside it are
+ * refused), with EndOffset > 0 and an epoch >= 0.
+ *
+ * FetchSnapshot: CurrentLeader is required (leader_id, epoch). An answer
+ * with a partition error takes the snapshot id and position from req
+ * (Kafka leaves them at 0) and has no bytes; otherwise the SnapshotId must
+ * be req's, 0 <= position <= size and len <= size - position, and
+ * data/len (UnalignedRecords) point into the frame, valid as entries are. */
 int lr_qwire_decode_response(const lr_qwire *w, logrep_msg *msg, const lr_qmsg *req,
                              int32_t from, lr_qmsg *out);
 
@@ -92,6 +127,14 @@ int lr_qwire_decode_response(const lr_qwire *w, logrep_msg *msg, const lr_qmsg *
  * top-level error (a wire code, not 0) and no partitions, as Kafka
  * answers a request it refuses as a whole. */
 int lr_qwire_error_response(logrep_msg *resp, int16_t code);
+
+/* Answers a FetchSnapshot request for another topic or partition (its
+ * decode returned LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION): resp, opened as
+ * its response, names the request's first topic and partition with
+ * UNKNOWN_TOPIC_OR_PARTITION and no leader (Kafka's
+ * handleFetchSnapshotRequest). LOGREP_ERR__INVALID_ARG when req names
+ * none. */
+int lr_qwire_fsnap_unknown_response(logrep_msg *resp, logrep_msg *req);
 
 /* Answers a DescribeQuorum request: resp is opened as its response. A
  * request that does not name exactly __cluster_metadata partition 0 is
