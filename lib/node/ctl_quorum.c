@@ -117,7 +117,7 @@ static int start_from_snapshot(logrep_node *n, struct lr_ctl_role *r, lr_nq *nq,
         return err;
     }
     lr_qsnap_id id;
-    if (!lr_qlog_snapshot(nq->ql, &id)) {
+    if (lr_qlog_snapshot(nq->ql, &id) != 0) {
         if (logrep_log_start_offset(r->log) <= 0)
             return 0;
         LR_LOG(&n->logger, LOGREP_LEVEL_ERROR, "quorum",
@@ -277,7 +277,7 @@ static int rebuild(logrep_node *n, lr_nq *nq)
     lr_ctl_set_standby(c, 1);
     nq->applied = 0;
     lr_qsnap_id id;
-    if (lr_qlog_snapshot(nq->ql, &id)) {
+    if (lr_qlog_snapshot(nq->ql, &id) == 0) {
         int err = lr_nctl_snapshot_load(n, id, nq->now);
         if (err)
             return err;

@@ -163,6 +163,13 @@ int lr_ctl_api_quorum(logrep_node *n, const lr_req *r)
         return 1; /* a broker's or a replica's fetch */
     if (err == LOGREP_ERR__NOMEM)
         return err;
+    if (api == LOGREP_API_FETCH_SNAPSHOT && err == LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION) {
+        /* Another partition than the metadata log's: said on it, as Kafka does. */
+        int e2 = lr_req_init(r);
+        if (!e2)
+            e2 = lr_qwire_fsnap_unknown_response(r->resp, r->msg);
+        return e2 ? answer_error(n, r, LOGREP_ERR_INVALID_REQUEST) : lr_req_answer(n, r);
+    }
     if (err)
         return answer_error(n, r, err > 0 ? (int16_t)err : LOGREP_ERR_INVALID_REQUEST);
     if (nq->cur)

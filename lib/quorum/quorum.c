@@ -364,7 +364,8 @@ int lr_quorum_receive(lr_quorum *q, const lr_qmsg *m, int64_t now_ms)
 {
     if (!q || !m || m->epoch < 0 || m->from < 0 || m->from == q->conf.node_id)
         return LOGREP_ERR__INVALID_ARG;
-    if ((m->n_entries && !m->entries) || (m->len && !m->data))
+    /* A FetchSnapshot request's len is the fetcher's MaxBytes, no data. */
+    if ((m->n_entries && !m->entries) || (m->type != LR_QM_FSNAP_REQ && m->len && !m->data))
         return LOGREP_ERR__INVALID_ARG;
     advance(q, now_ms);
     switch (m->type) {

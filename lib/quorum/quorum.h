@@ -115,9 +115,10 @@ typedef struct lr_qmsg {
      * response: the snapshot asked for and answered. */
     int64_t snap_end;
     int32_t snap_epoch;
-    /* FetchSnapshot: the byte position asked and answered; response: the
-     * file's size and the bytes from position (data valid during the
-     * call, len <= size - position). */
+    /* FetchSnapshot: the byte position asked and answered; request: len
+     * the most bytes wanted (MaxBytes, 0: the leader's own limit), data
+     * NULL; response: the file's size and the bytes from position (data
+     * valid during the call, len <= size - position). */
     int64_t position;
     int64_t size;
     const uint8_t *data;

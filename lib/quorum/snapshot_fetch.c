@@ -71,6 +71,8 @@ int lr_q_on_fsnap_req(lr_quorum *q, const lr_qmsg *m)
     if (!r.error) {
         size_t max = q->conf.max_snapshot_bytes ? q->conf.max_snapshot_bytes
                                                 : DEFAULT_SNAPSHOT_BYTES;
+        if (m->len > 0 && m->len < max)
+            max = m->len; /* the fetcher's MaxBytes */
         int rc = q->log.snap_read(q->ctx, m->snap_end, m->snap_epoch, m->position, max, &r.data,
                                   &r.len, &r.size);
         if (!rc && (m->position >= r.size || r.len > (uint64_t)(r.size - m->position) ||
