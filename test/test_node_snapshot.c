@@ -297,18 +297,33 @@ Test(node_snapshot, a_trimmed_log_without_its_snapshot_is_refused)
     snap_teardown(&w);
 }
 
-Test(node_snapshot, a_log_shorter_than_the_snapshot_is_refused)
+static int add_to(void *ctx, const uint8_t *rec, size_t len)
+{
+    return lr_qsnap_writer_add(ctx, rec, len);
+}
+
+/* A snapshot past the log's end (the log lost, or cut while a snapshot was
+ * installed): the log restarts empty at the snapshot's end, as Kafka's
+ * truncateFullyAndStartAt, and the controller serves the snapshot's image. */
+Test(node_snapshot, a_log_shorter_than_the_snapshot_restarts_at_it)
 {
     net w;
     lr_qsnap_id ids[1];
     trimmed(&w, ids);
-    /* A snapshot past the log's end (its log lost). */
+    const lr_md_image *img = lr_nctl_image(w.node[1]);
+    size_t topics = lr_md_topic_count(img);
     lr_qsnap_id far = {ids[0].end_offset + 50, ids[0].epoch};
     lr_qsnap_writer *wr;
     cr_assert_eq(lr_qsnap_writer_new(NULL, w.st[1], MDDIR, far, 1, 1, &wr), 0);
+    cr_assert_eq(lr_md_snapshot_records(img, add_to, wr, NULL), 0);
     cr_assert_eq(lr_qsnap_writer_finish(wr, NULL), 0);
     lr_qsnap_writer_free(wr);
-    cr_assert_eq(restart_err(&w), LOGREP_ERR__UNSUPPORTED);
+    cr_assert_eq(restart_err(&w), LOGREP_OK);
+    cr_assert_eq(logrep_log_start_offset(mdlog(&w)), far.end_offset);
+    cr_assert_geq(logrep_log_end_offset(mdlog(&w)), far.end_offset);
+    cr_assert_eq(lr_md_topic_count(lr_nctl_image(w.node[1])), topics);
+    create_topic(&w, 1, "after", 1, 1); /* and it goes on from there */
+    cr_assert_eq(lr_md_topic_count(lr_nctl_image(w.node[1])), topics + 1);
     snap_teardown(&w);
 }
 

@@ -134,20 +134,23 @@ int lr_nsnap_open(logrep_node *n, int64_t now_ms, int64_t *from)
                (long long)start, (long long)id.end_offset);
         return LOGREP_ERR__CORRUPT;
     }
-    /* TODO: a log that ends below the snapshot (lost, or never written
-     * past it) restarts at the snapshot's end with
-     * logrep_log_truncate_fully_and_start_at (Kafka's
-     * truncateFullyAndStartAt), being added to lib/log; until then
-     * logrep_log_advance_start refuses to move past the end. */
-    if (end < id.end_offset && logrep_log_advance_start(r->log, id.end_offset) != 0) {
-        LR_LOG(&n->logger, LOGREP_LEVEL_ERROR, "controller",
-               "the metadata log ends at %lld, below the newest snapshot's end %lld, and "
-               "cannot restart there yet: not started", (long long)end,
-               (long long)id.end_offset);
-        return LOGREP_ERR__UNSUPPORTED;
-    }
     if ((err = lr_nctl_snapshot_load(n, id, now_ms)) != 0)
         return err;
+    /* A log that ends below the snapshot (lost, or cut by a crash while a
+     * snapshot was installed) restarts empty at its end, as Kafka's
+     * truncateFullyAndStartAt: the snapshot stands for everything below. */
+    if (end < id.end_offset) {
+        LR_LOG(&n->logger, LOGREP_LEVEL_WARN, "controller",
+               "the metadata log ends at %lld, below the newest snapshot's end %lld: it "
+               "restarts there", (long long)end, (long long)id.end_offset);
+        if ((err = logrep_log_truncate_fully_and_start_at(r->log, id.end_offset)) != 0) {
+            LR_LOG(&n->logger, LOGREP_LEVEL_ERROR, "controller",
+                   "restarting the metadata log at %lld: %s", (long long)id.end_offset,
+                   logrep_err_name(err));
+            return err;
+        }
+        start = end = id.end_offset;
+    }
     *from = id.end_offset > start ? id.end_offset : start;
     /* What a crash between writing and trimming left: done now, or by the
      * next snapshot should it fail. */

@@ -41,9 +41,9 @@ void lr_nsnap_init(logrep_node *n, lr_nsnap *s, const char *dir, int64_t now_ms)
  * checks into the controller, and says where the log's replay begins
  * (*from: max(the snapshot's end, the log start)). Refused, logged at
  * ERROR: a log that starts above 0 without a snapshot, or above the
- * snapshot's end (LOGREP_ERR__CORRUPT: the records between are lost); a
- * log that ends below the snapshot's end (LOGREP_ERR__UNSUPPORTED until
- * the log can restart past its end). 0 or the error. */
+ * snapshot's end (LOGREP_ERR__CORRUPT: the records between are lost). A
+ * log that ends below the snapshot's end restarts empty at it
+ * (logrep_log_truncate_fully_and_start_at). 0 or the error. */
 int lr_nsnap_open(logrep_node *n, int64_t now_ms, int64_t *from);
 
 /* Loads dir/<id>.checkpoint into the controller (lr_ctl_load_snapshot):
