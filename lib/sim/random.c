@@ -369,10 +369,14 @@ LOGREP_API logrep_err logrep_sim_random_ex(uint64_t seed, const char *bug, int64
     c.min_isr = lr_prng_below(&g, 8) == 0 ? 1 : 2;
     c.unclean = lr_prng_below(&g, 10) == 0;
     c.bug = bug;
+    /* A metadata snapshot every 0.5 to 4 KiB of records, by the seed and
+     * not from the stream above, so the schedules stay as they were: runs
+     * write, trim, load, install and serve many. */
+    int64_t snapshot_bytes = 512 << (seed % 4);
     if (!controllers)
         controllers = logrep_sim_random_controllers(seed);
     logrep_sim *s;
-    logrep_err e = logrep_sim_new_ex(&c, controllers, &s);
+    logrep_err e = lr_sim_new(&c, controllers, snapshot_bytes, &s);
     if (e != LOGREP_OK) {
         if (s && !s->failed)
             lr_sim_fail(s, "harness: the cluster did not form: %s", logrep_err_name(e));

@@ -454,6 +454,12 @@ LOGREP_API logrep_err logrep_sim_new(const logrep_sim_conf *conf, logrep_sim **o
 LOGREP_API logrep_err logrep_sim_new_ex(const logrep_sim_conf *conf, int32_t controllers,
                                         logrep_sim **out)
 {
+    return lr_sim_new(conf, controllers, 0, out);
+}
+
+logrep_err lr_sim_new(const logrep_sim_conf *conf, int32_t controllers, int64_t snapshot_bytes,
+                      logrep_sim **out)
+{
     if (!out)
         return LOGREP_ERR__INVALID_ARG;
     *out = NULL;
@@ -486,6 +492,7 @@ LOGREP_API logrep_err logrep_sim_new_ex(const logrep_sim_conf *conf, int32_t con
     if (!s)
         return LOGREP_ERR__NOMEM;
     s->conf = c;
+    s->snapshot_bytes = snapshot_bytes;
     lr_prng_seed(&s->rng, c.seed);
     s->now = 1000;
     s->nb = c.brokers;

@@ -35,11 +35,10 @@ int lr_sim_ctl_conf(logrep_sim *s, logrep_conf *conf, int32_t id, int e)
         snprintf(buf, sizeof buf, "%d@ctl:9093", s->ctl);
         SET("controller.quorum.voters", buf);
     }
-    /* A snapshot of the metadata log every 0.5 to 4 KiB of records (by
-     * the seed, not from the random stream, so schedules stay as they
-     * were): runs write, trim, load, install and serve many. */
-    snprintf(buf, sizeof buf, "%d", 512 << (s->conf.seed % 4));
-    SET("metadata.log.max.record.bytes.between.snapshots", buf);
+    if (s->snapshot_bytes > 0) {
+        snprintf(buf, sizeof buf, "%lld", (long long)s->snapshot_bytes);
+        SET("metadata.log.max.record.bytes.between.snapshots", buf);
+    }
     return e;
 }
 #undef SET

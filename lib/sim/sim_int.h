@@ -191,6 +191,9 @@ typedef struct lr_sim_acked {
 
 struct logrep_sim {
     logrep_sim_conf conf;
+    /* metadata.log.max.record.bytes.between.snapshots of the controllers,
+     * 0: the nodes' default (random runs set it by the seed) */
+    int64_t snapshot_bytes;
     lr_prng rng;
     int64_t now;
     uint64_t seq;
@@ -272,6 +275,10 @@ uint64_t lr_sim_rand(logrep_sim *s, uint64_t n);
 /* Sets k=v in a node's conf unless an earlier setting failed (e != 0); a
  * failure is traced. Returns the error so far. */
 int lr_sim_conf_set(logrep_sim *s, logrep_conf *conf, const char *k, const char *v, int e);
+/* logrep_sim_new_ex with the controllers' snapshot threshold (0: the
+ * nodes' default). */
+logrep_err lr_sim_new(const logrep_sim_conf *conf, int32_t controllers, int64_t snapshot_bytes,
+                      logrep_sim **out);
 
 /* sim_ctl.c: the controllers (one, or a quorum of three voters) and the
  * topic made and deleted through them. */
