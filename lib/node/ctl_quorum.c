@@ -210,6 +210,15 @@ void lr_nq_free(logrep_node *n, struct lr_ctl_role *r)
 
 /* ------------------------------------------------------------ proposals */
 
+/* An entry's batch in the log, near enough, for the snapshot policy: 61
+ * bytes of batch header and about 9 of record framing (qlog writes one
+ * batch per entry). Counted when the entry enters the image: proposed on
+ * the active controller, committed on a standby. */
+static uint64_t batch_bytes(size_t len)
+{
+    return (uint64_t)len + 70;
+}
+
 int lr_nq_propose(logrep_node *n, int64_t offset, const uint8_t *rec, size_t len)
 {
     lr_nq *nq = nq_of(n);
@@ -225,8 +234,10 @@ int lr_nq_propose(logrep_node *n, int64_t offset, const uint8_t *rec, size_t len
                (long long)offset, (long long)base);
         err = LOGREP_ERR__CORRUPT;
     }
-    if (!err)
+    if (!err) {
         nq->applied = base + 1;
+        lr_nctl_snapshot_count(n, batch_bytes(len));
+    }
     return err;
 }
 
@@ -255,9 +266,7 @@ static int apply_committed(logrep_node *n, lr_nq *nq)
                            (long long)nq->applied, logrep_err_name(err));
                 lr_ctl_skip_to(n->ctl->ctl, nq->applied + 1);
             }
-            /* The entry's batch, near enough: 61 bytes of batch header
-             * and about 9 of record framing (qlog writes one per entry). */
-            lr_nctl_snapshot_count(n, es[i].len + 70);
+            lr_nctl_snapshot_count(n, batch_bytes(es[i].len));
             nq->applied++;
         }
         lr_node_metadata_changed(n); /* brokers' metadata fetches may go on */
