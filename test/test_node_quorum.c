@@ -636,3 +636,35 @@ Test(node_quorum, clean_shutdown_of_the_active_controller_hands_over)
     cr_assert(b >= 1 && b != a, "no other active controller 100 ms after node %d stopped", a);
     quorum_teardown(&w);
 }
+
+/* A metadata write that fails on the active controller stops its
+ * controller (its image holds a record the log does not) and makes it
+ * resign the quorum's leadership at once, loudly: another voter is the
+ * active controller well within an election timeout or two, instead of
+ * the cluster waiting on a leader that still answers fetches but cannot
+ * act (it would never lose its leadership). */
+Test(node_quorum, a_failed_metadata_write_makes_the_active_controller_resign)
+{
+    net w;
+    net_crash_storage = 1;
+    quorum_setup(&w, 3);
+    int a = settle(&w, 10000);
+    cr_assert_geq(a, 1);
+    /* Every write on its disk fails from now on. */
+    cr_assert_eq(logrep_storage_crash_inject(w.st[a], LOGREP_STORAGE_OP_WRITE, 1, LOGREP_ERR__IO, 1),
+                 LOGREP_OK);
+    uint64_t c = create_send(&w, a, "CONTROLLER", "doomed", 1);
+    int b = -1;
+    for (int t = 0; t < 2500 && (b < 0 || b == a); t += 10) {
+        run(&w, 10);
+        b = active_controller(&w);
+    }
+    cr_assert(b >= 1 && b != a, "no other active controller 2.5 s after node %d's write failed",
+              a);
+    cr_assert(lr_quorum_role_of(w.node[a]->ctl->nq->q) != LR_QR_LEADER,
+              "node %d still leads the quorum", a);
+    (void)c;
+    logrep_storage_crash_inject(w.st[a], 0, 0, LOGREP_ERR__IO, 0);
+    quorum_teardown(&w);
+    net_crash_storage = 0;
+}

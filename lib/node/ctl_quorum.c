@@ -301,6 +301,17 @@ static int rebuild(logrep_node *n, lr_nq *nq)
  * acts), standby as soon as it does not lead that epoch any more. */
 static void follow_leadership(logrep_node *n, lr_nq *nq)
 {
+    if (nq->active && lr_ctl_failed(n->ctl->ctl) &&
+        lr_quorum_role_of(nq->q) == LR_QR_LEADER) {
+        /* A metadata write failed: its image holds a record that is not
+         * in the log, and it answers nothing more. Another voter takes
+         * over at once rather than the cluster waiting on a leader that
+         * still fetches and heartbeats but cannot act. */
+        LR_LOG(&n->logger, LOGREP_LEVEL_ERROR, "quorum",
+               "node %d's controller stopped on a failed metadata write: it resigns the "
+               "leadership of epoch %d", (int)n->id, (int)lr_quorum_epoch(nq->q));
+        lr_quorum_resign(nq->q, nq->now);
+    }
     int leads = lr_quorum_role_of(nq->q) == LR_QR_LEADER;
     int32_t epoch = lr_quorum_epoch(nq->q);
     if (nq->active && (!leads || epoch != nq->active_epoch)) {

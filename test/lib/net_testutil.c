@@ -67,6 +67,7 @@ static void test_log(void *ctx, int level, const char *subsys, const char *msg, 
 }
 
 const char *const *extra_conf;
+int net_crash_storage;
 const char *net_voters;
 int net_controllers = 1;
 logrep_logger_fn log_capture;
@@ -118,7 +119,10 @@ void setup(net *w, int n)
     w->n = n;
     w->now = 1000;
     for (int id = 1; id <= n; id++) {
-        cr_assert_eq(logrep_storage_memory_new(NULL, &w->st[id]), LOGREP_OK);
+        if (net_crash_storage)
+            cr_assert_eq(logrep_storage_crash_new(NULL, 512, &w->st[id]), LOGREP_OK);
+        else
+            cr_assert_eq(logrep_storage_memory_new(NULL, &w->st[id]), LOGREP_OK);
         start_node(w, id);
     }
 }

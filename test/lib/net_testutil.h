@@ -33,6 +33,9 @@ typedef struct net {
 /* controller.quorum.voters for the nodes started next (NULL: "1@sim:9093")
  * and how many of them (1..net_controllers) are combined nodes. */
 extern const char *net_voters;
+/* Set before setup: nodes get crash-simulating storages
+ * (logrep_storage_crash_new), for fault injection; default memory ones. */
+extern int net_crash_storage;
 extern int net_controllers;
 void start_node(net *w, int id);
 /* start_node() returning logrep_node_new's error instead of asserting. */
