@@ -20,6 +20,11 @@
 #include "node/ctl_role.h"
 #include "quorum/qstate.h"
 
+/* The record batch bytes of one entry, near enough, for the snapshot
+ * policy: 61 bytes of batch header and about 9 of record framing (qlog
+ * writes one batch per entry). */
+#define LR_NQ_ENTRY_BYTES(len) ((uint64_t)(len) + 70)
+
 static lr_nq *nq_of(logrep_node *n)
 {
     return n->ctl ? n->ctl->nq : NULL;
@@ -225,8 +230,13 @@ int lr_nq_propose(logrep_node *n, int64_t offset, const uint8_t *rec, size_t len
                (long long)offset, (long long)base);
         err = LOGREP_ERR__CORRUPT;
     }
-    if (!err)
+    if (!err) {
         nq->applied = base + 1;
+        /* Applied now, so apply_committed never sees it: counted here, or
+         * the active controller would never reach the snapshot policy's
+         * byte limit (its log would grow until it lost the lead). */
+        lr_nctl_snapshot_count(n, LR_NQ_ENTRY_BYTES(len));
+    }
     return err;
 }
 
@@ -255,9 +265,7 @@ static int apply_committed(logrep_node *n, lr_nq *nq)
                            (long long)nq->applied, logrep_err_name(err));
                 lr_ctl_skip_to(n->ctl->ctl, nq->applied + 1);
             }
-            /* The entry's batch, near enough: 61 bytes of batch header
-             * and about 9 of record framing (qlog writes one per entry). */
-            lr_nctl_snapshot_count(n, es[i].len + 70);
+            lr_nctl_snapshot_count(n, LR_NQ_ENTRY_BYTES(es[i].len));
             nq->applied++;
         }
         lr_node_metadata_changed(n); /* brokers' metadata fetches may go on */
