@@ -11,63 +11,25 @@
 #include "node/ctl_role.h"
 #include "quorum/qwire.h"
 
-#define VOTERS3 "1@sim:9093,2@sim:9093,3@sim:9093"
+#define VOTERS3 NET_VOTERS3
 
 static const char *const quorum_conf[] = {"broker.session.timeout.ms", "3000", NULL};
 
-static int active_controller(net *w)
-{
-    int found = -1;
-    for (int id = 1; id <= w->n; id++)
-        if (w->node[id] && logrep_node_is_controller(w->node[id])) {
-            cr_assert_eq(found, -1, "nodes %d and %d are both active controllers", found, id);
-            found = id;
-        }
-    return found;
-}
-
-/* Runs until an active controller exists and every live node is
- * registered and unfenced in it (at most max_ms); its id. */
-static int settle(net *w, int64_t max_ms)
-{
-    for (int64_t t = 0; t < max_ms; t += 50) {
-        run(w, 50);
-        int a = active_controller(w);
-        if (a < 0)
-            continue;
-        int live = 0, unfenced = 0;
-        for (int id = 1; id <= w->n; id++) {
-            live += w->node[id] != NULL;
-            unfenced += w->node[id] && w->node[id]->life.broker_epoch >= 0 &&
-                        !w->node[id]->life.fenced;
-        }
-        if (unfenced == live)
-            return a;
-    }
-    return active_controller(w);
-}
-
 static void quorum_setup(net *w, int nodes)
 {
-    net_voters = VOTERS3;
-    net_controllers = 3;
-    extra_conf = quorum_conf;
-    setup(w, nodes);
+    net_quorum_setup(w, nodes, quorum_conf);
 }
 
 static void quorum_teardown(net *w)
 {
-    teardown(w);
-    net_voters = NULL;
-    net_controllers = 1;
-    extra_conf = NULL;
+    net_quorum_teardown(w);
 }
 
 Test(node_quorum, elects_one_active_controller_and_serves)
 {
     net w;
     quorum_setup(&w, 3);
-    int a = settle(&w, 10000);
+    int a = net_settle(&w, 10000);
     cr_assert_geq(a, 1, "no active controller within 10 s");
     create_topic(&w, 1, "q", 3, 3);
     run(&w, 500);
@@ -102,70 +64,17 @@ static int create_answer(net *w, uint64_t c, int64_t max_ms)
     return code;
 }
 
-/* The first live node other than `not`. */
-static int live_other(net *w, int not)
-{
-    for (int id = 1; id <= w->n; id++)
-        if (w->node[id] && id != not)
-            return id;
-    return -1;
-}
-
-/* Produces n records v0..v(n-1) to each of parts partitions of topic
- * through their leaders (acks=all), retrying through leader changes. */
-static void produce_all(net *w, const char *topic, int parts, int first, int n)
-{
-    for (int p = 0; p < parts; p++)
-        for (int i = first; i < first + n; i++) {
-            char v[32];
-            snprintf(v, sizeof v, "v%d", i);
-            int16_t e = -1;
-            for (int tries = 0; tries < 50 && e; tries++) {
-                int l = leader_of(w, live_other(w, 0), topic, p, NULL);
-                if (l >= 1 && w->node[l]) {
-                    int64_t base;
-                    e = produce(w, l, topic, p, v, -1, &base);
-                    if (!e)
-                        cr_assert_eq(base, i, "partition %d: v%d at %lld", p, i, (long long)base);
-                }
-                if (e)
-                    run(w, 200);
-            }
-            cr_assert_eq(e, 0, "partition %d record %d not acknowledged", p, i);
-        }
-}
-
-/* Every partition has a live leader, and all n records read back. */
-static void check_all(net *w, const char *topic, int parts, int n)
-{
-    for (int p = 0; p < parts; p++) {
-        int l = -1;
-        for (int t = 0; t < 100; t++) {
-            l = leader_of(w, live_other(w, 0), topic, p, NULL);
-            if (l >= 1 && w->node[l])
-                break;
-            run(w, 100);
-        }
-        cr_assert(l >= 1 && w->node[l], "partition %d has no live leader (%d)", p, l);
-        int got = 0, tries = 0;
-        int64_t hw = -1;
-        while ((got = fetch_count(w, l, topic, p, 0, &hw)) < n && tries++ < 50)
-            run(w, 100);
-        cr_assert_eq(got, n, "partition %d: %d of %d records read back", p, got, n);
-    }
-}
-
 /* ------------------------------------------------------------ failover */
 
 Test(node_quorum, active_controller_killed_another_takes_over)
 {
     net w;
     quorum_setup(&w, 3);
-    int a = settle(&w, 10000);
+    int a = net_settle(&w, 10000);
     cr_assert_geq(a, 1);
-    create_topic(&w, live_other(&w, a), "q", 6, 3);
+    create_topic(&w, net_live_other(&w, a), "q", 6, 3);
     run(&w, 500);
-    produce_all(&w, "q", 6, 0, 5);
+    net_produce_all(&w, "q", 6, 0, 5);
     int led = 0;
     for (int p = 0; p < 6; p++)
         led += leader_of(&w, a, "q", p, NULL) == a;
@@ -175,7 +84,7 @@ Test(node_quorum, active_controller_killed_another_takes_over)
     int b = -1;
     for (int t = 0; t < 100 && b < 0; t++) {
         run(&w, 100);
-        b = active_controller(&w);
+        b = net_active(&w);
     }
     cr_assert(b >= 1 && b != a, "no new active controller within 10 s");
     /* The dead node's partitions move once its session expires. */
@@ -189,15 +98,15 @@ Test(node_quorum, active_controller_killed_another_takes_over)
         }
         cr_assert(l >= 1 && l != a, "partition %d still led by %d", p, l);
     }
-    produce_all(&w, "q", 6, 5, 5);
-    check_all(&w, "q", 6, 10);
+    net_produce_all(&w, "q", 6, 5, 5);
+    net_check_all(&w, "q", 6, 10);
     /* A topic created after the failover, through the other live node. */
-    create_topic(&w, live_other(&w, b), "after", 2, 2);
+    create_topic(&w, net_live_other(&w, b), "after", 2, 2);
 
     start_node(&w, a);
-    cr_assert_geq(settle(&w, 10000), 1);
-    produce_all(&w, "q", 6, 10, 2);
-    check_all(&w, "q", 6, 12);
+    cr_assert_geq(net_settle(&w, 10000), 1);
+    net_produce_all(&w, "q", 6, 10, 2);
+    net_check_all(&w, "q", 6, 12);
     quorum_teardown(&w);
 }
 
@@ -206,12 +115,12 @@ Test(node_quorum, whole_cluster_killed_and_restarted_serves_everything)
     static const int orders[3][3] = {{1, 2, 3}, {3, 2, 1}, {2, 3, 1}};
     net w;
     quorum_setup(&w, 3);
-    cr_assert_geq(settle(&w, 10000), 1);
+    cr_assert_geq(net_settle(&w, 10000), 1);
     create_topic(&w, 1, "w", 3, 3);
     run(&w, 500);
     int n = 0;
     for (int round = 0; round < 3; round++) {
-        produce_all(&w, "w", 3, n, 4);
+        net_produce_all(&w, "w", 3, n, 4);
         n += 4;
         for (int id = 1; id <= 3; id++)
             kill_node(&w, id);
@@ -220,9 +129,9 @@ Test(node_quorum, whole_cluster_killed_and_restarted_serves_everything)
             start_node(&w, orders[round][k]);
             run(&w, 300);
         }
-        int a = settle(&w, 10000);
+        int a = net_settle(&w, 10000);
         cr_assert_geq(a, 1, "round %d: no active controller after the restart", round);
-        check_all(&w, "w", 3, n);
+        net_check_all(&w, "w", 3, n);
     }
     quorum_teardown(&w);
 }
@@ -233,7 +142,7 @@ Test(node_quorum, answers_wait_for_the_commit)
 {
     net w;
     quorum_setup(&w, 3);
-    int a = settle(&w, 10000);
+    int a = net_settle(&w, 10000);
     cr_assert_geq(a, 1);
     int o1 = a % 3 + 1, o2 = o1 % 3 + 1;
     kill_node(&w, o1);
@@ -246,13 +155,13 @@ Test(node_quorum, answers_wait_for_the_commit)
     int code = create_answer(&w, c, 5000);
     cr_assert(code == 0 || code == -2, "after the commit: %d", code);
     if (code == 0) {
-        cr_assert_eq(active_controller(&w), a);
+        cr_assert_eq(net_active(&w), a);
     } else {
         /* Leadership was lost first: closed unanswered; the client retries. */
-        cr_assert_neq(active_controller(&w), a);
+        cr_assert_neq(net_active(&w), a);
     }
     start_node(&w, o2);
-    int b = settle(&w, 10000);
+    int b = net_settle(&w, 10000);
     cr_assert_geq(b, 1);
     int again = create_answer(&w, create_send(&w, b, "CONTROLLER", "held", 1), 5000);
     cr_assert(code == 0 ? again == LOGREP_ERR_TOPIC_ALREADY_EXISTS : again == 0 ||
@@ -265,7 +174,7 @@ Test(node_quorum, a_leader_cut_off_drops_what_it_could_not_commit)
 {
     net w;
     quorum_setup(&w, 3);
-    int a = settle(&w, 10000);
+    int a = net_settle(&w, 10000);
     cr_assert_geq(a, 1);
     int o1 = a % 3 + 1, o2 = o1 % 3 + 1;
     kill_node(&w, o1);
@@ -274,7 +183,7 @@ Test(node_quorum, a_leader_cut_off_drops_what_it_could_not_commit)
     /* Check-quorum: with no voter fetching for 1.5 x the fetch timeout
      * the leader resigns; the held answer is never sent. */
     cr_assert_eq(create_answer(&w, c, 5000), -2);
-    cr_assert_eq(active_controller(&w), -1);
+    cr_assert_eq(net_active(&w), -1);
     quorum_teardown(&w);
 }
 
@@ -282,7 +191,7 @@ Test(node_quorum, standby_voters_refuse_and_brokers_forward)
 {
     net w;
     quorum_setup(&w, 3);
-    int a = settle(&w, 10000);
+    int a = net_settle(&w, 10000);
     cr_assert_geq(a, 1);
     int s = a % 3 + 1;
     /* A standby's controller listener: NOT_CONTROLLER at once. */
@@ -335,7 +244,7 @@ Test(node_quorum, describe_quorum)
 {
     net w;
     quorum_setup(&w, 3);
-    int a = settle(&w, 10000);
+    int a = net_settle(&w, 10000);
     cr_assert_geq(a, 1);
     int s = a % 3 + 1;
     int32_t leader = -1;
@@ -363,7 +272,7 @@ Test(node_quorum, describe_quorum_lists_brokers_as_observers)
 {
     net w;
     quorum_setup(&w, 4);
-    int a = settle(&w, 10000);
+    int a = net_settle(&w, 10000);
     cr_assert_geq(a, 1);
     run(&w, 1000);
     int32_t leader = -1;
@@ -381,7 +290,7 @@ Test(node_quorum, a_voter_without_its_state_abstains)
 {
     net w;
     quorum_setup(&w, 3);
-    int a = settle(&w, 10000);
+    int a = net_settle(&w, 10000);
     cr_assert_geq(a, 1);
     create_topic(&w, 1, "d", 1, 3);
     run(&w, 300);
@@ -391,18 +300,18 @@ Test(node_quorum, a_voter_without_its_state_abstains)
                  LOGREP_OK);
     start_node(&w, lost);
     run(&w, 2000);
-    cr_assert_eq(active_controller(&w), a, "the leader stays");
+    cr_assert_eq(net_active(&w), a, "the leader stays");
     /* Without the leader, the voter that lost its state may not vote:
      * the one other voter cannot win alone, so nothing is active. */
     kill_node(&w, a);
     run(&w, 6000);
-    cr_assert_eq(active_controller(&w), -1, "elected with a voter that lost its state");
+    cr_assert_eq(net_active(&w), -1, "elected with a voter that lost its state");
     (void)other;
     /* The old leader back: a majority that does not need the abstainer. */
     start_node(&w, a);
-    cr_assert_geq(settle(&w, 15000), 1);
-    produce_all(&w, "d", 1, 0, 3);
-    check_all(&w, "d", 1, 3);
+    cr_assert_geq(net_settle(&w, 15000), 1);
+    net_produce_all(&w, "d", 1, 0, 3);
+    net_check_all(&w, "d", 1, 3);
     quorum_teardown(&w);
 }
 
@@ -442,7 +351,7 @@ Test(node_quorum, brokers_never_fetch_uncommitted_metadata)
     net_controllers = 3;
     extra_conf = conf;
     setup(&w, 4);
-    int a = settle(&w, 10000);
+    int a = net_settle(&w, 10000);
     cr_assert_geq(a, 1, "no active controller within 10 s");
     for (int id = 1; id <= 3; id++)
         if (id != a)
@@ -484,7 +393,7 @@ Test(node_quorum, vote_answered_while_records_wait_for_commit)
     net_controllers = 3;
     extra_conf = conf;
     setup(&w, 3);
-    int a = settle(&w, 10000);
+    int a = net_settle(&w, 10000);
     cr_assert_geq(a, 1, "no active controller within 10 s");
     int b = a == 1 ? 2 : 1;
     for (int id = 1; id <= 3; id++)
@@ -536,17 +445,17 @@ Test(node_quorum, broker_moves_off_a_dead_controller)
 {
     net w;
     quorum_setup(&w, 4);
-    int a = settle(&w, 10000);
+    int a = net_settle(&w, 10000);
     cr_assert_geq(a, 1, "no active controller within 10 s");
     kill_node(&w, a);
     int b = -1;
     for (int t = 0; t < 8000 && b < 0; t += 50) {
         run(&w, 50);
-        b = active_controller(&w);
+        b = net_active(&w);
     }
     cr_assert_geq(b, 1, "no new active controller within 8 s");
     run(&w, 6000); /* two session timeouts */
-    cr_assert_eq(active_controller(&w), b);
+    cr_assert_eq(net_active(&w), b);
     const lr_md_broker *b4 = lr_md_broker_get(lr_nctl_image(w.node[b]), 4);
     cr_assert(b4 && !b4->fenced, "broker 4 is %s on the new active controller %d",
               b4 ? "fenced" : "unknown", b);
@@ -563,7 +472,7 @@ Test(node_quorum, brokers_learn_a_commit_at_once)
 {
     net w;
     quorum_setup(&w, 3);
-    int a = settle(&w, 10000);
+    int a = net_settle(&w, 10000);
     cr_assert_geq(a, 1);
     run(&w, 1000); /* every broker's metadata fetch parked on the controller */
     uint64_t c = create_send(&w, a, "CONTROLLER", "fast", 1);
@@ -590,7 +499,7 @@ Test(node_quorum, a_broker_heartbeats_a_new_controller_at_once)
 {
     net w;
     quorum_setup(&w, 4);
-    int a = settle(&w, 10000);
+    int a = net_settle(&w, 10000);
     cr_assert_geq(a, 1);
     run(&w, 1000);
     int standby = a % 3 + 1;
@@ -621,7 +530,7 @@ Test(node_quorum, clean_shutdown_of_the_active_controller_hands_over)
 {
     net w;
     quorum_setup(&w, 3);
-    int a = settle(&w, 10000);
+    int a = net_settle(&w, 10000);
     cr_assert_geq(a, 1);
     cr_assert_eq(logrep_node_shutdown(w.node[a], w.now), LOGREP_OK);
     int64_t t = 0;
@@ -632,7 +541,7 @@ Test(node_quorum, clean_shutdown_of_the_active_controller_hands_over)
                  (long long)t);
     kill_node(&w, a);
     run(&w, 100);
-    int b = active_controller(&w);
+    int b = net_active(&w);
     cr_assert(b >= 1 && b != a, "no other active controller 100 ms after node %d stopped", a);
     quorum_teardown(&w);
 }

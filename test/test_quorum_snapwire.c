@@ -12,34 +12,8 @@
 #include "base/buf.h"
 #include "base/prng.h"
 #include "lib/quorum_testutil.h"
+#include "lib/qwire_testutil.h"
 #include "quorum/qwire.h"
-
-static const lr_qwire WA = {1, "cluster-a"}, WB = {2, "cluster-a"};
-
-/* One direction: out is filled and encoded, its bytes copied (decoding
- * borrows them) and decoded into in. */
-typedef struct chan {
-    logrep_msg *out, *in;
-    uint8_t *bytes;
-    size_t n;
-    lr_buf recs;
-} chan;
-
-static void chan_open(chan *c)
-{
-    memset(c, 0, sizeof(*c));
-    cr_assert_eq(logrep_msg_new(NULL, &c->out), LOGREP_OK);
-    cr_assert_eq(logrep_msg_new(NULL, &c->in), LOGREP_OK);
-    lr_buf_init(&c->recs, &lr_alloc_default);
-}
-
-static void chan_close(chan *c)
-{
-    logrep_msg_free(c->out);
-    logrep_msg_free(c->in);
-    free(c->bytes);
-    lr_buf_free(&c->recs);
-}
 
 /* b decoded into in as the kind of message `like` is. */
 static logrep_err decode_as(logrep_msg *in, logrep_msg *like, const uint8_t *b, size_t n)
@@ -50,67 +24,29 @@ static logrep_err decode_as(logrep_msg *in, logrep_msg *like, const uint8_t *b, 
                                       n);
 }
 
-static void chan_send(chan *c)
-{
-    const uint8_t *p;
-    size_t n;
-    cr_assert_eq(logrep_msg_encode_flat(c->out, &p, &n), LOGREP_OK, "%s",
-                 logrep_msg_errmsg(c->out));
-    free(c->bytes);
-    c->bytes = malloc(n);
-    memcpy(c->bytes, p, n);
-    c->n = n;
-    cr_assert_eq(decode_as(c->in, c->out, c->bytes, n), LOGREP_OK, "%s",
-                 logrep_msg_errmsg(c->in));
-}
-
-static int is_answer(lr_qmsg_type t)
-{
-    return t == LR_QM_VOTE_RESP || t == LR_QM_BEGIN_RESP || t == LR_QM_END_RESP ||
-           t == LR_QM_FETCH_RESP || t == LR_QM_FSNAP_RESP;
-}
-
 /* m encoded by w into out for node `to`, opened at `ver` of its API. */
-static int put_to(chan *c, const lr_qwire *w, const lr_qmsg *m, int ver, int32_t to)
+static int put_to(wire *c, const lr_qwire *w, const lr_qmsg *m, int ver, int32_t to)
 {
-    int key = lr_qwire_api(m->type, NULL);
-    logrep_err e = is_answer(m->type) ? logrep_msg_init_response(c->out, key, ver, 7)
-                                      : logrep_msg_init_request(c->out, key, ver, 7, "q");
-    cr_assert_eq(e, LOGREP_OK);
-    return lr_qwire_encode(w, c->out, m, to, 0, &c->recs);
+    open_type(c, m->type, ver);
+    return lr_qwire_encode(w, c->tx, m, to, 0, &c->recs);
 }
 
-static int put(chan *c, const lr_qwire *w, const lr_qmsg *m, int ver)
+static int put(wire *c, const lr_qwire *w, const lr_qmsg *m, int ver)
 {
     return put_to(c, w, m, ver, 2);
 }
 
 /* What node r makes of in; req is the request an answer answers. */
-static int take(chan *c, const lr_qwire *r, const lr_qmsg *req, int32_t from, lr_qmsg *got)
+static int take(wire *c, const lr_qwire *r, const lr_qmsg *req, int32_t from, lr_qmsg *got)
 {
-    return logrep_msg_is_response(c->in) ? lr_qwire_decode_response(r, c->in, req, from, got)
-                                         : lr_qwire_decode_request(r, c->in, got);
-}
-
-static int cross(chan *c, const lr_qmsg *m, int ver, const lr_qmsg *req, lr_qmsg *got)
-{
-    int err = put(c, &WA, m, ver);
-    cr_assert_eq(err, 0, "encode type %d v%d: %d", m->type, ver, err);
-    chan_send(c);
-    return take(c, &WB, req, m->from, got);
-}
-
-static lr_qmsg none(lr_qmsg_type t, int32_t from, int32_t epoch)
-{
-    return (lr_qmsg){.type = t, .from = from, .epoch = epoch, .leader_id = -1, .last_epoch = -1,
-                     .last_fetched_epoch = -1, .hw = -1, .div_epoch = -1, .div_end_offset = -1,
-                     .snap_epoch = -1, .size = -1};
+    return logrep_msg_is_response(c->rx) ? lr_qwire_decode_response(r, c->rx, req, from, got)
+                                         : lr_qwire_decode_request(r, c->rx, got);
 }
 
 /* Node 2 asks for snapshot (100, 4) from byte 16 in epoch 5. */
 static lr_qmsg fsnap_req(void)
 {
-    lr_qmsg m = none(LR_QM_FSNAP_REQ, 2, 5);
+    lr_qmsg m = blank(LR_QM_FSNAP_REQ, 2, 5);
     m.snap_end = 100;
     m.snap_epoch = 4;
     m.position = 16;
@@ -120,7 +56,7 @@ static lr_qmsg fsnap_req(void)
 /* Leader 1 of epoch 5 answers it: the bytes at 16 of a 40-byte file. */
 static lr_qmsg fsnap_resp(const void *b, size_t len)
 {
-    lr_qmsg m = none(LR_QM_FSNAP_RESP, 1, 5);
+    lr_qmsg m = blank(LR_QM_FSNAP_RESP, 1, 5);
     m.leader_id = 1;
     m.snap_end = 100;
     m.snap_epoch = 4;
@@ -129,27 +65,6 @@ static lr_qmsg fsnap_resp(const void *b, size_t len)
     m.data = b;
     m.len = len;
     return m;
-}
-
-static void same_fsnap(const lr_qmsg *a, const lr_qmsg *b)
-{
-    cr_assert_eq(a->type, b->type);
-    cr_assert_eq(a->from, b->from);
-    cr_assert_eq(a->epoch, b->epoch);
-    cr_assert_eq(a->snap_end, b->snap_end);
-    cr_assert_eq(a->snap_epoch, b->snap_epoch);
-    cr_assert_eq(a->position, b->position);
-    if (a->type == LR_QM_FSNAP_REQ) {
-        cr_assert_eq(b->leader_id, -1); /* not on the wire */
-        cr_assert_eq(a->observer, b->observer);
-        return;
-    }
-    cr_assert_eq(a->error, b->error);
-    cr_assert_eq(a->leader_id, b->leader_id);
-    cr_assert_eq(a->error ? -1 : a->size, b->size);
-    cr_assert_eq(a->error ? 0 : a->len, b->len);
-    if (b->len)
-        cr_assert_arr_eq(a->data, b->data, b->len);
 }
 
 static const uint8_t PIECE[10] = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9'};
@@ -168,39 +83,39 @@ Test(quorum_snapwire, version_spoken)
 
 Test(quorum_snapwire, fetch_snapshot_round_trips_at_every_version)
 {
-    chan c;
-    chan_open(&c);
+    wire c;
+    wire_init(&c);
     for (int ver = 0; ver <= 1; ver++) {
         lr_qmsg q = fsnap_req(), got;
         for (int obs = 0; obs <= ver; obs++) {
             q.observer = (uint8_t)obs;
             q.len = 0;
-            cr_assert_eq(cross(&c, &q, ver, NULL, &got), 0);
-            same_fsnap(&q, &got);
+            cr_assert_eq(send_msg(&c, &W1, &W2, &q, ver, NULL, &got), 0);
+            same(&q, &got);
             cr_assert_eq(got.len, LR_QWIRE_FSNAP_MAX_BYTES, "MaxBytes by default");
             q.len = 4096;
-            cr_assert_eq(cross(&c, &q, ver, NULL, &got), 0);
+            cr_assert_eq(send_msg(&c, &W1, &W2, &q, ver, NULL, &got), 0);
             cr_assert_eq(got.len, 4096);
             q.len = (size_t)INT32_MAX + 10; /* capped */
-            cr_assert_eq(cross(&c, &q, ver, NULL, &got), 0);
+            cr_assert_eq(send_msg(&c, &W1, &W2, &q, ver, NULL, &got), 0);
             cr_assert_eq(got.len, INT32_MAX);
         }
         q = fsnap_req();
 
         /* A piece: its bytes point into the frame, not a copy. */
         lr_qmsg a = fsnap_resp(PIECE, sizeof PIECE);
-        cr_assert_eq(cross(&c, &a, ver, &q, &got), 0);
-        same_fsnap(&a, &got);
-        cr_assert(got.data >= c.bytes && got.data + got.len <= c.bytes + c.n);
+        cr_assert_eq(send_msg(&c, &W1, &W2, &a, ver, &q, &got), 0);
+        same(&a, &got);
+        cr_assert(got.data >= c.frame && got.data + got.len <= c.frame + c.len);
         /* The last piece, up to the size; an empty file. */
         a.position = q.position = 30;
-        cr_assert_eq(cross(&c, &a, ver, &q, &got), 0);
-        same_fsnap(&a, &got);
+        cr_assert_eq(send_msg(&c, &W1, &W2, &a, ver, &q, &got), 0);
+        same(&a, &got);
         a.position = q.position = 0;
         a.size = 0;
         a.len = 0;
-        cr_assert_eq(cross(&c, &a, ver, &q, &got), 0);
-        same_fsnap(&a, &got);
+        cr_assert_eq(send_msg(&c, &W1, &W2, &a, ver, &q, &got), 0);
+        same(&a, &got);
         cr_assert_eq(got.len, 0);
 
         /* An error names no snapshot (Kafka's are left at 0): the answer is
@@ -210,7 +125,7 @@ Test(quorum_snapwire, fetch_snapshot_round_trips_at_every_version)
         a.error = LOGREP_ERR_SNAPSHOT_NOT_FOUND;
         a.snap_end = a.snap_epoch = 0;
         a.position = a.size = 0;
-        cr_assert_eq(cross(&c, &a, ver, &q, &got), 0);
+        cr_assert_eq(send_msg(&c, &W1, &W2, &a, ver, &q, &got), 0);
         cr_assert_eq(got.error, LOGREP_ERR_SNAPSHOT_NOT_FOUND);
         cr_assert_eq(got.snap_end, 100);
         cr_assert_eq(got.snap_epoch, 4);
@@ -221,66 +136,48 @@ Test(quorum_snapwire, fetch_snapshot_round_trips_at_every_version)
         a.error = LOGREP_ERR_FENCED_LEADER_EPOCH;
         a.epoch = 6;
         a.leader_id = -1;
-        cr_assert_eq(cross(&c, &a, ver, &q, &got), 0);
-        same_fsnap(&a, &got);
+        cr_assert_eq(send_msg(&c, &W1, &W2, &a, ver, &q, &got), 0);
+        same(&a, &got);
     }
-    chan_close(&c);
+    wire_free(&c);
 }
 
 /* What the encoder will not send. */
 Test(quorum_snapwire, encoder_refusals)
 {
-    chan c;
-    chan_open(&c);
+    wire c;
+    wire_init(&c);
     lr_qmsg q = fsnap_req();
     q.observer = 1; /* no directory id in v0 */
-    cr_assert_eq(put(&c, &WA, &q, 0), LOGREP_ERR__INVALID_ARG);
-    cr_assert_eq(put(&c, &WA, &q, 1), 0);
+    cr_assert_eq(put(&c, &W1, &q, 0), LOGREP_ERR__INVALID_ARG);
+    cr_assert_eq(put(&c, &W1, &q, 1), 0);
     q = fsnap_req();
     q.snap_end = 0;
-    cr_assert_eq(put(&c, &WA, &q, 1), LOGREP_ERR__INVALID_ARG);
+    cr_assert_eq(put(&c, &W1, &q, 1), LOGREP_ERR__INVALID_ARG);
     q = fsnap_req();
     q.snap_epoch = -1;
-    cr_assert_eq(put(&c, &WA, &q, 1), LOGREP_ERR__INVALID_ARG);
+    cr_assert_eq(put(&c, &W1, &q, 1), LOGREP_ERR__INVALID_ARG);
     q = fsnap_req();
     q.position = -1;
-    cr_assert_eq(put(&c, &WA, &q, 1), LOGREP_ERR__INVALID_ARG);
+    cr_assert_eq(put(&c, &W1, &q, 1), LOGREP_ERR__INVALID_ARG);
 
     lr_qmsg a = fsnap_resp(PIECE, sizeof PIECE);
     a.size = 20; /* 16 + 10 > 20 */
-    cr_assert_eq(put(&c, &WA, &a, 1), LOGREP_ERR__INVALID_ARG);
+    cr_assert_eq(put(&c, &W1, &a, 1), LOGREP_ERR__INVALID_ARG);
     a = fsnap_resp(PIECE, sizeof PIECE);
     a.position = 41;
-    cr_assert_eq(put(&c, &WA, &a, 1), LOGREP_ERR__INVALID_ARG);
+    cr_assert_eq(put(&c, &W1, &a, 1), LOGREP_ERR__INVALID_ARG);
     a = fsnap_resp(NULL, 3);
-    cr_assert_eq(put(&c, &WA, &a, 1), LOGREP_ERR__INVALID_ARG);
+    cr_assert_eq(put(&c, &W1, &a, 1), LOGREP_ERR__INVALID_ARG);
     a = fsnap_resp(NULL, 0);
     a.size = -1;
-    cr_assert_eq(put(&c, &WA, &a, 1), LOGREP_ERR__INVALID_ARG);
+    cr_assert_eq(put(&c, &W1, &a, 1), LOGREP_ERR__INVALID_ARG);
     a.error = LOGREP_ERR_NOT_LEADER_OR_FOLLOWER; /* errors carry no piece */
-    cr_assert_eq(put(&c, &WA, &a, 1), 0);
-    chan_close(&c);
+    cr_assert_eq(put(&c, &W1, &a, 1), 0);
+    wire_free(&c);
 }
 
 /* ---------------------------------------------------------- golden bytes */
-
-static void bytes_are(const uint8_t *got, size_t len, const char *hex)
-{
-    uint8_t want[256];
-    size_t n = 0;
-    for (const char *p = hex; *p; p++) {
-        if (*p == ' ')
-            continue;
-        unsigned b;
-        cr_assert_eq(sscanf(p, "%2x", &b), 1);
-        cr_assert_lt(n, sizeof want);
-        want[n++] = (uint8_t)b;
-        p++;
-    }
-    cr_assert_eq(len, n, "length %zu, want %zu", len, n);
-    for (size_t i = 0; i < n; i++)
-        cr_assert_eq(got[i], want[i], "byte %zu: %02x, want %02x", i, got[i], want[i]);
-}
 
 /* FetchSnapshot v0 (flexible from 0) from node 2 in epoch 5 for snapshot
  * (100, 4) from byte 16, cluster "abc", correlation id 7, client "q":
@@ -328,30 +225,30 @@ static const char GOLDEN_RESP[] =
 
 Test(quorum_snapwire, fetch_snapshot_v0_golden_bytes)
 {
-    chan c;
-    chan_open(&c);
+    wire c;
+    wire_init(&c);
     const lr_qwire wa = {2, "abc"}, wb = {1, "abc"};
     lr_qmsg q = fsnap_req(), got;
     cr_assert_eq(put(&c, &wa, &q, 0), 0);
-    chan_send(&c);
-    bytes_are(c.bytes, c.n, GOLDEN_REQ);
+    transmit(&c);
+    hex_eq(c.frame, c.len, GOLDEN_REQ);
     cr_assert_eq(take(&c, &wb, NULL, 0, &got), 0);
-    same_fsnap(&q, &got);
+    same(&q, &got);
 
     lr_qmsg a = fsnap_resp("hello", 5);
     cr_assert_eq(put(&c, &wb, &a, 0), 0);
-    chan_send(&c);
-    bytes_are(c.bytes, c.n, GOLDEN_RESP);
+    transmit(&c);
+    hex_eq(c.frame, c.len, GOLDEN_RESP);
     cr_assert_eq(take(&c, &wa, &q, 1, &got), 0);
-    same_fsnap(&a, &got);
-    chan_close(&c);
+    same(&a, &got);
+    wire_free(&c);
 }
 
 /* ---------------------------------------------------------- Fetch answers */
 
 static lr_qmsg fetch_req(void)
 {
-    lr_qmsg f = none(LR_QM_FETCH_REQ, 2, 5);
+    lr_qmsg f = blank(LR_QM_FETCH_REQ, 2, 5);
     f.fetch_offset = 40;
     f.last_fetched_epoch = 3;
     return f;
@@ -359,7 +256,7 @@ static lr_qmsg fetch_req(void)
 
 static lr_qmsg fetch_snap_resp(void)
 {
-    lr_qmsg r = none(LR_QM_FETCH_RESP, 1, 5);
+    lr_qmsg r = blank(LR_QM_FETCH_RESP, 1, 5);
     r.leader_id = 1;
     r.hw = 120;
     r.base_offset = 40;
@@ -378,12 +275,12 @@ static logrep_struct *fetch_part(logrep_msg *m)
 
 Test(quorum_snapwire, fetch_answer_with_a_snapshot_id_from_version_12)
 {
-    chan c;
-    chan_open(&c);
+    wire c;
+    wire_init(&c);
     lr_qentry e = {4, 0, (const uint8_t *)"x", 1};
     for (int ver = 12; ver <= 17; ver++) {
         lr_qmsg f = fetch_req(), r = fetch_snap_resp(), got;
-        cr_assert_eq(cross(&c, &r, ver, &f, &got), 0, "v%d", ver);
+        cr_assert_eq(send_msg(&c, &W1, &W2, &r, ver, &f, &got), 0, "v%d", ver);
         cr_assert_eq(got.snap_end, 100);
         cr_assert_eq(got.snap_epoch, 4);
         cr_assert_eq(got.hw, 120);
@@ -395,8 +292,8 @@ Test(quorum_snapwire, fetch_answer_with_a_snapshot_id_from_version_12)
         /* No snapshot (0 or -1): no SnapshotId sent, none decoded. */
         for (int64_t end = -1; end <= 0; end++) {
             r.snap_end = end;
-            cr_assert_eq(cross(&c, &r, ver, &f, &got), 0);
-            logrep_struct *p = fetch_part(c.in);
+            cr_assert_eq(send_msg(&c, &W1, &W2, &r, ver, &f, &got), 0);
+            logrep_struct *p = fetch_part(c.rx);
             cr_assert_not(logrep_struct_tag_present(p, logrep_struct_field(p, "SnapshotId")));
             cr_assert_leq(got.snap_end, 0);
         }
@@ -404,42 +301,26 @@ Test(quorum_snapwire, fetch_answer_with_a_snapshot_id_from_version_12)
         r = fetch_snap_resp();
         r.entries = &e;
         r.n_entries = 1;
-        cr_assert_eq(put(&c, &WA, &r, ver), LOGREP_ERR__INVALID_ARG);
+        cr_assert_eq(put(&c, &W1, &r, ver), LOGREP_ERR__INVALID_ARG);
         r = fetch_snap_resp();
         r.div_epoch = 2;
         r.div_end_offset = 30;
-        cr_assert_eq(put(&c, &WA, &r, ver), LOGREP_ERR__INVALID_ARG);
+        cr_assert_eq(put(&c, &W1, &r, ver), LOGREP_ERR__INVALID_ARG);
         r = fetch_snap_resp();
         r.error = LOGREP_ERR_NOT_LEADER_OR_FOLLOWER;
-        cr_assert_eq(put(&c, &WA, &r, ver), LOGREP_ERR__INVALID_ARG);
+        cr_assert_eq(put(&c, &W1, &r, ver), LOGREP_ERR__INVALID_ARG);
         r = fetch_snap_resp();
         r.snap_epoch = -1;
-        cr_assert_eq(put(&c, &WA, &r, ver), LOGREP_ERR__INVALID_ARG);
+        cr_assert_eq(put(&c, &W1, &r, ver), LOGREP_ERR__INVALID_ARG);
     }
-    chan_close(&c);
+    wire_free(&c);
 }
 
 /* ---------------------------------------------------------- refusals */
 
-typedef void (*edit_fn)(logrep_msg *m);
-
-/* m encoded, changed by `ed`, sent; what node 2 decodes. */
-static int edited(const lr_qmsg *m, int ver, const lr_qmsg *req, edit_fn ed)
-{
-    chan c;
-    chan_open(&c);
-    cr_assert_eq(put(&c, &WA, m, ver), 0);
-    ed(c.out);
-    chan_send(&c);
-    lr_qmsg got;
-    int rc = take(&c, &WB, req, m->from, &got);
-    chan_close(&c);
-    return rc;
-}
-
 /* An edit and what decoding must then say. */
 typedef struct edit_case {
-    edit_fn ed;
+    mutate_fn ed;
     int want;
     const char *name;
 } edit_case;
@@ -450,12 +331,7 @@ static void each_case(const lr_qmsg *m, int v0, int v1, const lr_qmsg *req, cons
 {
     for (int ver = v0; ver <= v1; ver++)
         for (size_t i = 0; i < n; i++)
-            cr_assert_eq(edited(m, ver, req, cs[i].ed), cs[i].want, "%s at v%d", cs[i].name, ver);
-}
-
-static void set_int(logrep_struct *s, const char *f, int64_t v)
-{
-    cr_assert_eq(logrep_struct_set_int(s, logrep_struct_field(s, f), v), 0, "%s", f);
+            cr_assert_eq(mutated(m, ver, req, cs[i].ed), cs[i].want, "%s at v%d", cs[i].name, ver);
 }
 
 static logrep_struct *topic0(logrep_msg *m)
@@ -478,7 +354,6 @@ static logrep_struct *snap_id(logrep_msg *m)
     return s;
 }
 
-static void nothing(logrep_msg *m) { (void)m; }
 static void other_topic(logrep_msg *m)
 {
     logrep_struct *t = topic0(m);
@@ -513,11 +388,6 @@ static void replica_none(logrep_msg *m) { set_int(logrep_msg_root(m), "ReplicaId
 static void max_zero(logrep_msg *m) { set_int(logrep_msg_root(m), "MaxBytes", 0); }
 static void max_neg(logrep_msg *m) { set_int(logrep_msg_root(m), "MaxBytes", -5); }
 static void epoch_neg(logrep_msg *m) { set_int(part0(m), "CurrentLeaderEpoch", -1); }
-static void cluster_other(logrep_msg *m)
-{
-    logrep_struct *r = logrep_msg_root(m);
-    logrep_struct_set_bytes(r, logrep_struct_field(r, "ClusterId"), "cluster-b", 9);
-}
 
 Test(quorum_snapwire, request_refusals)
 {
@@ -606,7 +476,7 @@ Test(quorum_snapwire, response_refusals)
     each_case(&a, 0, 1, &q, cs, sizeof cs / sizeof cs[0]);
     /* An answer to another kind of request. */
     for (int ver = 0; ver <= 1; ver++)
-        cr_assert_eq(edited(&a, ver, &f, nothing), LOGREP_ERR__INVALID_ARG);
+        cr_assert_eq(mutated(&a, ver, &f, nothing), LOGREP_ERR__INVALID_ARG);
 }
 
 /* Fetch answers: a SnapshotId that is not {-1, -1} must be a snapshot,
@@ -660,31 +530,31 @@ Test(quorum_snapwire, fetch_answer_refusals)
  * the partition it named. */
 Test(quorum_snapwire, another_partition_is_answered_unknown)
 {
-    chan c;
-    chan_open(&c);
+    wire c;
+    wire_init(&c);
     lr_qmsg q = fsnap_req(), got;
-    cr_assert_eq(put(&c, &WB, &q, 1), 0);
-    other_topic(c.out);
-    set_int(part0(c.out), "Partition", 3);
-    chan_send(&c);
-    cr_assert_eq(take(&c, &WA, NULL, 0, &got), LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION);
+    cr_assert_eq(put(&c, &W2, &q, 1), 0);
+    other_topic(c.tx);
+    set_int(part0(c.tx), "Partition", 3);
+    transmit(&c);
+    cr_assert_eq(take(&c, &W1, NULL, 0, &got), LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION);
     logrep_msg *resp;
     cr_assert_eq(logrep_msg_new(NULL, &resp), LOGREP_OK);
-    cr_assert_eq(logrep_msg_init_response_to(resp, c.in), LOGREP_OK);
+    cr_assert_eq(logrep_msg_init_response_to(resp, c.rx), LOGREP_OK);
     cr_assert_eq(lr_qwire_fsnap_unknown_response(resp, resp), LOGREP_ERR__INVALID_ARG);
-    cr_assert_eq(lr_qwire_fsnap_unknown_response(c.in, c.in), LOGREP_ERR__INVALID_ARG);
-    cr_assert_eq(lr_qwire_fsnap_unknown_response(resp, c.in), 0);
-    logrep_msg *t = c.out;
-    c.out = resp;
-    chan_send(&c);
-    c.out = t;
+    cr_assert_eq(lr_qwire_fsnap_unknown_response(c.rx, c.rx), LOGREP_ERR__INVALID_ARG);
+    cr_assert_eq(lr_qwire_fsnap_unknown_response(resp, c.rx), 0);
+    logrep_msg *t = c.tx;
+    c.tx = resp;
+    transmit(&c);
+    c.tx = t;
     logrep_msg_free(resp);
-    logrep_struct *r = logrep_msg_root(c.in), *p = part0(c.in);
+    logrep_struct *r = logrep_msg_root(c.rx), *p = part0(c.rx);
     const uint8_t *name;
     int32_t len;
     cr_assert_eq(logrep_struct_int(r, logrep_struct_field(r, "ErrorCode")), 0);
     cr_assert_eq(logrep_struct_count(r, logrep_struct_field(r, "Topics")), 1);
-    logrep_struct_bytes(topic0(c.in), logrep_struct_field(topic0(c.in), "Name"), &name, &len);
+    logrep_struct_bytes(topic0(c.rx), logrep_struct_field(topic0(c.rx), "Name"), &name, &len);
     cr_assert_eq(len, 18);
     cr_assert_arr_eq(name, "__cluster_metadatb", 18);
     cr_assert_eq(logrep_struct_int(p, logrep_struct_field(p, "Index")), 3);
@@ -692,33 +562,33 @@ Test(quorum_snapwire, another_partition_is_answered_unknown)
                  LOGREP_ERR_UNKNOWN_TOPIC_OR_PARTITION);
     cr_assert_not(logrep_struct_tag_present(p, logrep_struct_field(p, "CurrentLeader")));
     /* Not an answer the quorum takes. */
-    cr_assert_eq(lr_qwire_decode_response(&WB, c.in, &q, 1, &got), LOGREP_ERR__INVALID_ARG);
+    cr_assert_eq(lr_qwire_decode_response(&W2, c.rx, &q, 1, &got), LOGREP_ERR__INVALID_ARG);
 
     /* A request with no partition cannot be answered so. */
-    cr_assert_eq(put(&c, &WB, &q, 1), 0);
-    no_topics(c.out);
-    chan_send(&c);
+    cr_assert_eq(put(&c, &W2, &q, 1), 0);
+    no_topics(c.tx);
+    transmit(&c);
     cr_assert_eq(logrep_msg_new(NULL, &resp), LOGREP_OK);
-    cr_assert_eq(logrep_msg_init_response_to(resp, c.in), LOGREP_OK);
-    cr_assert_eq(lr_qwire_fsnap_unknown_response(resp, c.in), LOGREP_ERR__INVALID_ARG);
+    cr_assert_eq(logrep_msg_init_response_to(resp, c.rx), LOGREP_OK);
+    cr_assert_eq(lr_qwire_fsnap_unknown_response(resp, c.rx), LOGREP_ERR__INVALID_ARG);
     logrep_msg_free(resp);
-    chan_close(&c);
+    wire_free(&c);
 }
 
 /* A request refused as a whole: the code at the top level. */
 Test(quorum_snapwire, top_level_error_answers)
 {
-    chan c;
-    chan_open(&c);
+    wire c;
+    wire_init(&c);
     lr_qmsg q = fsnap_req(), got;
     for (int ver = 0; ver <= 1; ver++) {
-        cr_assert_eq(logrep_msg_init_response(c.out, LOGREP_API_FETCH_SNAPSHOT, ver, 7),
+        cr_assert_eq(logrep_msg_init_response(c.tx, LOGREP_API_FETCH_SNAPSHOT, ver, 7),
                      LOGREP_OK);
-        cr_assert_eq(lr_qwire_error_response(c.out, LOGREP_ERR_INCONSISTENT_CLUSTER_ID), 0);
-        chan_send(&c);
-        cr_assert_eq(take(&c, &WB, &q, 1, &got), LOGREP_ERR_INCONSISTENT_CLUSTER_ID);
+        cr_assert_eq(lr_qwire_error_response(c.tx, LOGREP_ERR_INCONSISTENT_CLUSTER_ID), 0);
+        transmit(&c);
+        cr_assert_eq(take(&c, &W2, &q, 1, &got), LOGREP_ERR_INCONSISTENT_CLUSTER_ID);
     }
-    chan_close(&c);
+    wire_free(&c);
 }
 
 /* ---------------------------------------------------------- broken frames */
@@ -726,7 +596,7 @@ Test(quorum_snapwire, top_level_error_answers)
 /* The frames of every message here, with a decoded copy of each (its
  * kind for decoding) and the request an answer answers. */
 typedef struct frameset {
-    chan c;
+    wire c;
     uint8_t *b[5];
     size_t len[5];
     logrep_msg *kind[5];
@@ -736,22 +606,22 @@ typedef struct frameset {
 
 static void keep(frameset *fs, const lr_qmsg *m, int ver, const lr_qmsg *req)
 {
-    chan *c = &fs->c;
+    wire *c = &fs->c;
     size_t n = fs->n++;
-    cr_assert_eq(put(c, &WA, m, ver), 0);
-    chan_send(c);
-    fs->b[n] = malloc(c->n);
-    memcpy(fs->b[n], c->bytes, c->n);
-    fs->len[n] = c->n;
+    cr_assert_eq(put(c, &W1, m, ver), 0);
+    transmit(c);
+    fs->b[n] = malloc(c->len);
+    memcpy(fs->b[n], c->frame, c->len);
+    fs->len[n] = c->len;
     cr_assert_eq(logrep_msg_new(NULL, &fs->kind[n]), LOGREP_OK);
-    cr_assert_eq(decode_as(fs->kind[n], c->out, c->bytes, c->n), LOGREP_OK);
+    cr_assert_eq(decode_as(fs->kind[n], c->tx, c->frame, c->len), LOGREP_OK);
     fs->req[n] = *req;
 }
 
 static void frames_open(frameset *fs)
 {
     memset(fs, 0, sizeof(*fs));
-    chan_open(&fs->c);
+    wire_init(&fs->c);
     for (int ver = 0; ver <= 1; ver++) {
         lr_qmsg q = fsnap_req(), a = fsnap_resp(PIECE, sizeof PIECE);
         q.observer = (uint8_t)ver;
@@ -768,7 +638,7 @@ static void frames_close(frameset *fs)
         free(fs->b[i]);
         logrep_msg_free(fs->kind[i]);
     }
-    chan_close(&fs->c);
+    wire_free(&fs->c);
 }
 
 /* b (n bytes) through both layers as the kind of message `like` is: 1
@@ -780,8 +650,8 @@ static int accepted(logrep_msg *in, logrep_msg *like, const lr_qmsg *req, const 
     if (decode_as(in, like, b, n) != LOGREP_OK)
         return 0;
     if (logrep_msg_is_response(in))
-        return lr_qwire_decode_response(&WB, in, req, 1, &got) == 0;
-    return lr_qwire_decode_request(&WB, in, &got) == 0;
+        return lr_qwire_decode_response(&W2, in, req, 1, &got) == 0;
+    return lr_qwire_decode_request(&W2, in, &got) == 0;
 }
 
 /* Every prefix of each frame, with its size as sent and rewritten to the
@@ -790,7 +660,7 @@ Test(quorum_snapwire, every_prefix_is_refused)
 {
     frameset fs;
     frames_open(&fs);
-    logrep_msg *in = fs.c.in;
+    logrep_msg *in = fs.c.rx;
     for (size_t i = 0; i < fs.n; i++) {
         cr_assert(accepted(in, fs.kind[i], &fs.req[i], fs.b[i], fs.len[i]), "frame %zu whole", i);
         for (size_t n = 0; n < fs.len[i]; n++) {
@@ -827,7 +697,7 @@ Test(quorum_snapwire, damaged_frames_never_crash)
             for (int k = 0; k < flips; k++)
                 b[4 + lr_prng_below(&rng, fs.len[i] - 4)] ^=
                     (uint8_t)(1 + lr_prng_below(&rng, 255));
-            (void)accepted(fs.c.in, fs.kind[i], &fs.req[i], b, fs.len[i]);
+            (void)accepted(fs.c.rx, fs.kind[i], &fs.req[i], b, fs.len[i]);
         }
         free(b);
     }
@@ -839,7 +709,7 @@ Test(quorum_snapwire, damaged_frames_never_crash)
  * wire. The harness keeps no requests: an answer is decoded against one
  * rebuilt from what it echoes (the node keeps the real one). */
 typedef struct relay {
-    chan c;
+    wire c;
     long n[LR_QM_FSNAP_RESP + 1];
 } relay;
 
@@ -851,8 +721,8 @@ static int through_the_wire(void *ctx, int32_t from, int32_t to, lr_qmsg *m)
     lr_qwire_api(m->type, &ver);
     int err = put_to(&r->c, &ws, m, ver, to);
     cr_assert_eq(err, 0, "encode type %d: %d", m->type, err);
-    chan_send(&r->c);
-    lr_qmsg req = none((lr_qmsg_type)(m->type - 1), to, m->epoch), got;
+    transmit(&r->c);
+    lr_qmsg req = blank((lr_qmsg_type)(m->type - 1), to, m->epoch), got;
     req.fetch_offset = m->base_offset;
     req.last_fetched_epoch = m->last_fetched_epoch;
     req.pre_vote = m->pre_vote;
@@ -863,7 +733,7 @@ static int through_the_wire(void *ctx, int32_t from, int32_t to, lr_qmsg *m)
     cr_assert_eq(err, 0, "decode type %d: %d", m->type, err);
     cr_assert_eq(got.snap_end > 0 ? got.snap_end : 0, m->snap_end > 0 ? m->snap_end : 0);
     if (m->type == LR_QM_FSNAP_REQ || m->type == LR_QM_FSNAP_RESP) {
-        same_fsnap(m, &got);
+        same(m, &got);
         got.len = m->len; /* a request's len is its MaxBytes on the wire */
     }
     *m = got; /* bytes in r->c, valid until the next message */
@@ -877,7 +747,7 @@ Test(quorum_snapwire, a_cluster_with_snapshots_runs_on_the_wire)
                                 .persist_delay = 8, .flush_delay = 8, .chaos = 1,
                                 .propose_pct = 30, .pre_vote = 1, .snap_permille = 15};
     relay r = {0};
-    chan_open(&r.c);
+    wire_init(&r.c);
     long installs = 0;
     for (uint64_t seed = 1; seed <= 4; seed++) {
         qt_cluster *c = qt_new(3, 1, 7000 + seed, &p);
@@ -896,5 +766,5 @@ Test(quorum_snapwire, a_cluster_with_snapshots_runs_on_the_wire)
     cr_assert_gt(installs, 0);
     cr_assert_gt(r.n[LR_QM_FSNAP_REQ], 0);
     cr_assert_gt(r.n[LR_QM_FSNAP_RESP], 0);
-    chan_close(&r.c);
+    wire_free(&r.c);
 }

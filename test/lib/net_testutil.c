@@ -5,7 +5,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "controller/md_snapshot.h"
 #include "lib/net_testutil.h"
+#include "node/ctl_role.h"
 #include "sim/memnet.h"
 
 static long file_segments;
@@ -563,4 +567,129 @@ int three_nodes_with_dt(net *w)
     int leader = leader_of(w, 1, "dt", 0, NULL);
     cr_assert(leader >= 1);
     return leader;
+}
+
+/* ------------------------------------------------------------ quorum */
+
+void net_quorum_setup(net *w, int nodes, const char *const *conf)
+{
+    net_voters = NET_VOTERS3;
+    net_controllers = 3;
+    extra_conf = conf;
+    setup(w, nodes);
+}
+
+void net_quorum_teardown(net *w)
+{
+    teardown(w);
+    net_voters = NULL;
+    net_controllers = 1;
+    extra_conf = NULL;
+}
+
+int net_active(net *w)
+{
+    int found = -1;
+    for (int id = 1; id <= w->n; id++)
+        if (w->node[id] && logrep_node_is_controller(w->node[id])) {
+            cr_assert_eq(found, -1, "nodes %d and %d are both active controllers", found, id);
+            found = id;
+        }
+    return found;
+}
+
+/* Runs until an active controller exists and every live node is
+ * registered and unfenced in it (at most max_ms); its id. */
+int net_settle(net *w, int64_t max_ms)
+{
+    for (int64_t t = 0; t < max_ms; t += 50) {
+        run(w, 50);
+        int a = net_active(w);
+        if (a < 0)
+            continue;
+        int live = 0, unfenced = 0;
+        for (int id = 1; id <= w->n; id++) {
+            live += w->node[id] != NULL;
+            unfenced += w->node[id] && w->node[id]->life.broker_epoch >= 0 &&
+                        !w->node[id]->life.fenced;
+        }
+        if (unfenced == live)
+            return a;
+    }
+    return net_active(w);
+}
+
+/* The first live node other than `not`. */
+int net_live_other(net *w, int not)
+{
+    for (int id = 1; id <= w->n; id++)
+        if (w->node[id] && id != not)
+            return id;
+    return -1;
+}
+
+/* Produces n records v0..v(n-1) to each of parts partitions of topic
+ * through their leaders (acks=all), retrying through leader changes. */
+void net_produce_all(net *w, const char *topic, int parts, int first, int n)
+{
+    for (int p = 0; p < parts; p++)
+        for (int i = first; i < first + n; i++) {
+            char v[32];
+            snprintf(v, sizeof v, "v%d", i);
+            int16_t e = -1;
+            for (int tries = 0; tries < 50 && e; tries++) {
+                int l = leader_of(w, net_live_other(w, 0), topic, p, NULL);
+                if (l >= 1 && w->node[l]) {
+                    int64_t base;
+                    e = produce(w, l, topic, p, v, -1, &base);
+                    if (!e)
+                        cr_assert_eq(base, i, "partition %d: v%d at %lld", p, i, (long long)base);
+                }
+                if (e)
+                    run(w, 200);
+            }
+            cr_assert_eq(e, 0, "partition %d record %d not acknowledged", p, i);
+        }
+}
+
+/* Every partition has a live leader, and all n records read back. */
+void net_check_all(net *w, const char *topic, int parts, int n)
+{
+    for (int p = 0; p < parts; p++) {
+        int l = -1;
+        for (int t = 0; t < 100; t++) {
+            l = leader_of(w, net_live_other(w, 0), topic, p, NULL);
+            if (l >= 1 && w->node[l])
+                break;
+            run(w, 100);
+        }
+        cr_assert(l >= 1 && w->node[l], "partition %d has no live leader (%d)", p, l);
+        int got = 0, tries = 0;
+        int64_t hw = -1;
+        while ((got = fetch_count(w, l, topic, p, 0, &hw)) < n && tries++ < 50)
+            run(w, 100);
+        cr_assert_eq(got, n, "partition %d: %d of %d records read back", p, got, n);
+    }
+}
+
+static int image_collect(void *ctx, const uint8_t *rec, size_t len)
+{
+    lr_buf *b = ctx;
+    uint8_t l[4] = {(uint8_t)(len >> 24), (uint8_t)(len >> 16), (uint8_t)(len >> 8), (uint8_t)len};
+    return lr_buf_append(b, l, 4) || lr_buf_append(b, rec, len);
+}
+
+int net_image_same(const lr_md_image *a, const lr_md_image *b)
+{
+    if (!a || !b || lr_md_next_offset(a) != lr_md_next_offset(b))
+        return 0;
+    lr_buf x, y;
+    lr_buf_init(&x, &lr_alloc_default);
+    lr_buf_init(&y, &lr_alloc_default);
+    cr_assert_eq(lr_md_snapshot_records(a, image_collect, &x, NULL), 0);
+    cr_assert_eq(lr_md_snapshot_records(b, image_collect, &y, NULL), 0);
+    int same = x.len == y.len && (x.len == 0 || memcmp(x.data, y.data, x.len) == 0);
+    lr_buf_free(&x);
+    lr_buf_free(&y);
+    return same;
 }

@@ -130,4 +130,31 @@ int delete_topic_wire(net *w, int via, const char *name);
 /* Three nodes and topic dt (one partition, RF 3); returns its leader. */
 int three_nodes_with_dt(net *w);
 
+/* ---- a controller quorum (docs/quorum.md, "In the node") ---- */
+
+/* controller.quorum.voters of three combined nodes 1..3. */
+#define NET_VOTERS3 "1@sim:9093,2@sim:9093,3@sim:9093"
+/* Nodes 1..3 voters (combined), the others brokers; conf as extra_conf. */
+void net_quorum_setup(net *w, int nodes, const char *const *conf);
+/* teardown(), and the globals above back to a single controller. */
+void net_quorum_teardown(net *w);
+/* The active controller's id, -1 when none (asserts there is one at most). */
+int net_active(net *w);
+/* Runs until an active controller exists and every live node is
+ * registered and unfenced in it (at most max_ms); its id. */
+int net_settle(net *w, int64_t max_ms);
+/* The first live node other than `not`. */
+int net_live_other(net *w, int not);
+/* Produces n records v<first>..v<first+n-1> to each of parts partitions
+ * of topic through their leaders (acks=all), retrying through leader
+ * changes; asserts each lands at offset i. */
+void net_produce_all(net *w, const char *topic, int parts, int first, int n);
+/* Every partition has a live leader, and all n records read back. */
+void net_check_all(net *w, const char *topic, int parts, int n);
+
+struct lr_md_image;
+/* 1 when two metadata images are the same: the same next offset and the
+ * same snapshot records (lr_md_snapshot_records). */
+int net_image_same(const struct lr_md_image *a, const struct lr_md_image *b);
+
 #endif
