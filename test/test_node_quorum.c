@@ -557,7 +557,7 @@ Test(node_quorum, a_failed_metadata_write_makes_the_active_controller_resign)
     net w;
     net_crash_storage = 1;
     quorum_setup(&w, 3);
-    int a = settle(&w, 10000);
+    int a = net_settle(&w, 10000);
     cr_assert_geq(a, 1);
     /* Every write on its disk fails from now on. */
     cr_assert_eq(logrep_storage_crash_inject(w.st[a], LOGREP_STORAGE_OP_WRITE, 1, LOGREP_ERR__IO, 1),
@@ -566,7 +566,7 @@ Test(node_quorum, a_failed_metadata_write_makes_the_active_controller_resign)
     int b = -1;
     for (int t = 0; t < 2500 && (b < 0 || b == a); t += 10) {
         run(&w, 10);
-        b = active_controller(&w);
+        b = net_active(&w);
     }
     cr_assert(b >= 1 && b != a, "no other active controller 2.5 s after node %d's write failed",
               a);
