@@ -7,7 +7,12 @@
  * voters) and lead or vote again; the whole cluster restarts from its
  * snapshots; a broker behind the log start loads the snapshot.
  *
- * Each test names, in a comment, the code path whose loss makes it fail. */
+ * Each test names, in a comment, the code path whose loss makes it fail.
+ * Checked by breaking them: (a) failed before the active controller
+ * counted its own records' bytes (it never snapshotted); (b) and (c) fail
+ * when ctl_qwire.c never sends FetchSnapshot ("did not catch up"); (d)
+ * when start_from_snapshot does not load the snapshot; (e) when
+ * ctl_fsnap.c refuses brokers' FetchSnapshot. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
