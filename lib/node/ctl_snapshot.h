@@ -1,5 +1,5 @@
 /* Snapshots of the metadata log in the controller role (docs/quorum.md,
- * "Snapshots", "In the node"): when to write one, writing it from the
+ * "Snapshots", "Snapshots in the node"): when to write one, writing it from the
  * controller's image, trimming the log below it, and loading the newest
  * one at start-up. The files are lib/quorum/qsnap's, in the metadata
  * partition's directory; ctl_fsnap.c serves them with FetchSnapshot.
