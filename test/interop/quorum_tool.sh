@@ -52,11 +52,15 @@ done
 Q() { timeout 30 "$LOGREP" quorum --timeout 5000 "$@"; }
 field() { awk -v k="$1:" '$1 == k {print $2}' "$CL_DIR/status.out"; }
 
-# Until the voters describe a quorum with a leader (30 s at most).
+# Until the voters describe a quorum whose leader has committed its
+# LeaderChange record (30 s at most). A leader answers as soon as it is
+# elected, with HighWatermark -1 until a majority has fetched, as Kafka's
+# does; the checks below are about a settled quorum.
 wait_described() {
     local t=0
     while [ $t -lt 60 ]; do
-        if Q --bootstrap-server "$CONTROLLERS" --describe --status > "$CL_DIR/status.out" 2> "$CL_DIR/status.err"; then
+        if Q --bootstrap-server "$CONTROLLERS" --describe --status > "$CL_DIR/status.out" 2> "$CL_DIR/status.err" &&
+           [ "$(field HighWatermark)" -ge 1 ]; then
             return 0
         fi
         sleep 0.5; t=$((t+1))
@@ -86,7 +90,20 @@ t_status() {
 }
 check "--describe --status: the eight lines, voters [1,2,3]" t_status
 
+# Until the leader has heard from both followers (10 s at most): the
+# last voter may not have fetched yet when the other made the majority.
+wait_fetched() {
+    local t=0
+    while [ $t -lt 20 ]; do
+        Q --bootstrap-server "$CONTROLLERS" --describe --replication > "$CL_DIR/repl.out" &&
+            [ "$(awk '$6 == "Follower" && $4 != -1' "$CL_DIR/repl.out" | wc -l)" = 2 ] && return 0
+        sleep 0.5; t=$((t+1))
+    done
+    return 1
+}
+
 t_replication() {
+    wait_fetched || return 1
     Q --bootstrap-server "$CONTROLLERS" --describe --replication > "$CL_DIR/repl.out" || return 1
     cat "$CL_DIR/repl.out"
     [ "$(head -1 "$CL_DIR/repl.out" | tr -s ' \t' ' ')" = \
