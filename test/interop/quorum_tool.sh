@@ -65,7 +65,7 @@ wait_described() {
         fi
         sleep 0.5; t=$((t+1))
     done
-    cat "$CL_DIR/status.err"
+    cat "$CL_DIR/status.out" "$CL_DIR/status.err"
     return 1
 }
 
