@@ -26,8 +26,30 @@
 #   suite_traps            on exit: the nodes' log tails after a failure,
 #                          then cluster_stop
 
+# A port to listen on, below the kernel's ephemeral range: one the kernel
+# hands out (bind to 0) is free now, but the nodes' own outgoing
+# connections draw their local ports from that range, and one of them
+# can take it before the node meant to listen there starts (seen: "listen
+# on ...: Address already in use").
 free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+    python3 -c '
+import random, socket
+lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+top = max(lo - 1, 11000)
+for _ in range(500):
+    p = random.randint(10000, top)
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", p))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    print(p)
+    break
+else:
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()
+'
 }
 
 # Ports and a directory for nodes 1..N: CL_N, CL_DIR, CL_VOTERS (nodes
