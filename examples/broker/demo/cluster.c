@@ -25,18 +25,45 @@
  * removes its directory, and lets the signal take its default course. */
 static volatile sig_atomic_t stop_signal;
 
-static int free_port(void)
+static int bindable(int port)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+                            .sin_port = htons((uint16_t)port)};
     socklen_t l = sizeof a;
-    int port = -1;
+    int got = -1;
     if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
         getsockname(fd, (struct sockaddr *)&a, &l) == 0)
-        port = ntohs(a.sin_port);
+        got = ntohs(a.sin_port);
     if (fd >= 0)
         close(fd);
-    return port;
+    return got;
+}
+
+/* A port to listen on, below the kernel's ephemeral range: a port the
+ * kernel hands out (bind to 0) is free now, but the brokers' outgoing
+ * connections draw their local ports from that range, and one can take
+ * it before the broker meant to listen there starts. */
+static int free_port(void)
+{
+    int lo = 32768;
+    FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+    if (f) {
+        if (fscanf(f, "%d", &lo) != 1)
+            lo = 32768;
+        fclose(f);
+    }
+    static unsigned seed;
+    if (!seed)
+        seed = (unsigned)getpid() ^ (unsigned)time(NULL);
+    int top = lo - 1 > 11000 ? lo - 1 : 11000;
+    for (int i = 0; i < 500; i++) {
+        seed = seed * 1103515245u + 12345u;
+        int p = 10000 + (int)((seed >> 8) % (unsigned)(top - 10000 + 1));
+        if (bindable(p) == p)
+            return p;
+    }
+    return bindable(0);
 }
 
 static void on_signal(int sig)
