@@ -30,14 +30,24 @@
 # hands out (bind to 0) is free now, but the nodes' own outgoing
 # connections draw their local ports from that range, and one of them
 # can take it before the node meant to listen there starts (seen: "listen
-# on ...: Address already in use").
+# on ...: Address already in use"). Ports already handed out for this
+# cluster ($CL_DIR/.ports) are not handed out again: nothing listens on
+# them yet, so binding alone would not tell.
 free_port() {
     python3 -c '
-import random, socket
+import os, random, socket, sys
+d = sys.argv[1]
+f = os.path.join(d, ".ports") if d and os.path.isdir(d) else None
+used = set()
+if f and os.path.exists(f):
+    used = {int(x) for x in open(f).read().split()}
 lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
 top = max(lo - 1, 11000)
+port = None
 for _ in range(500):
     p = random.randint(10000, top)
+    if p in used:
+        continue
     s = socket.socket()
     try:
         s.bind(("127.0.0.1", p))
@@ -45,11 +55,14 @@ for _ in range(500):
         continue
     finally:
         s.close()
-    print(p)
+    port = p
     break
-else:
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()
-'
+if port is None:
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
+if f:
+    open(f, "a").write("%d\n" % port)
+print(port)
+' "${CL_DIR:-}"
 }
 
 # Ports and a directory for nodes 1..N: CL_N, CL_DIR, CL_VOTERS (nodes

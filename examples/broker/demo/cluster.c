@@ -43,9 +43,14 @@ static int bindable(int port)
 /* A port to listen on, below the kernel's ephemeral range: a port the
  * kernel hands out (bind to 0) is free now, but the brokers' outgoing
  * connections draw their local ports from that range, and one can take
- * it before the broker meant to listen there starts. */
+ * it before the broker meant to listen there starts. A port handed out
+ * before is not handed out again (nothing listens on it yet, so binding
+ * alone would not tell). Called from one thread. */
 static int free_port(void)
 {
+    static int given[256];
+    static size_t n_given;
+    static unsigned seed;
     int lo = 32768;
     FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
     if (f) {
@@ -53,17 +58,23 @@ static int free_port(void)
             lo = 32768;
         fclose(f);
     }
-    static unsigned seed;
     if (!seed)
         seed = (unsigned)getpid() ^ (unsigned)time(NULL);
-    int top = lo - 1 > 11000 ? lo - 1 : 11000;
-    for (int i = 0; i < 500; i++) {
+    int top = lo - 1 > 11000 ? lo - 1 : 11000, port = -1;
+    for (int i = 0; i < 500 && port < 0; i++) {
         seed = seed * 1103515245u + 12345u;
         int p = 10000 + (int)((seed >> 8) % (unsigned)(top - 10000 + 1));
-        if (bindable(p) == p)
-            return p;
+        int seen = 0;
+        for (size_t k = 0; k < n_given; k++)
+            seen |= given[k] == p;
+        if (!seen && bindable(p) == p)
+            port = p;
     }
-    return bindable(0);
+    if (port < 0)
+        port = bindable(0);
+    if (port > 0 && n_given < sizeof given / sizeof given[0])
+        given[n_given++] = port;
+    return port;
 }
 
 static void on_signal(int sig)
